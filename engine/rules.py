@@ -1,0 +1,116 @@
+"""The shapes every rule system shares: what was declared, what came of a roll, the bar."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from tidetower.engine.dice import DieKind, Roll
+
+Side = Literal["a", "b"]
+JSONValue = Any  # str | int | float | bool | None | list | dict, as JSON allows
+
+SIDES: tuple[Side, Side] = ("a", "b")
+
+
+class RuleError(ValueError):
+    """A declaration or reading the active rule system cannot accept; nothing changed."""
+
+
+def other_side(side: Side) -> Side:
+    """The opposing side."""
+    return "b" if side == "a" else "a"
+
+
+@dataclass(frozen=True)
+class RollContext:
+    """What the GM declared for the next roll: who, for which side, against what."""
+
+    actor: str = ""
+    side: Side | None = None
+    tide_linked: bool = False
+    reply_to: str | None = None
+    mode: str = ""
+    pool: int | None = None
+    tier: DieKind | None = None
+    marks: int | None = None
+    params: Mapping[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Motion:
+    """One move of a shared tracker, with what caused it (seed 000's Before / After)."""
+
+    cause: str
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a roll means under the active system: a line for the table and the facts."""
+
+    summary: str
+    facts: Mapping[str, JSONValue] = field(default_factory=dict)
+    motions: tuple[Motion, ...] = ()
+
+
+@dataclass(frozen=True)
+class BarState:
+    """A tracker as the LED bar shows it: a range, a marker, two sides and their colours."""
+
+    system: str
+    low: int
+    high: int
+    position: int
+    label_a: str = "A"
+    label_b: str = "B"
+    colour_a: str = "#dc143c"
+    colour_b: str = "#008080"
+    routed: Side | None = None
+    last_motion: Motion | None = None
+
+
+@dataclass(frozen=True)
+class RollRecord:
+    """One roll in the session's history, with the tracker state from before it."""
+
+    id: str
+    seq: int
+    system: str
+    context: RollContext
+    roll: Roll
+    outcome: Outcome
+    state_before: JSONValue
+
+
+StateT = TypeVar("StateT")
+
+
+class RuleSystem(Generic[StateT]):
+    """A game's rules: turns a declared roll into an Outcome and moves its tracker."""
+
+    name: ClassVar[str]
+    state_type: ClassVar[type[Any]]
+
+    def initial_state(self, settings: Mapping[str, JSONValue]) -> StateT:
+        """The tracker a new scene starts with, from the GM's settings."""
+        raise NotImplementedError
+
+    def resolve(
+        self,
+        state: StateT,
+        context: RollContext,
+        roll: Roll,
+        earlier: Mapping[str, RollRecord],
+    ) -> tuple[StateT, Outcome]:
+        """The Outcome of `roll` under `context`, and the tracker after it."""
+        raise NotImplementedError
+
+    def bar(self, state: StateT) -> BarState:
+        """The tracker as the LED bar draws it."""
+        raise NotImplementedError
+
+    def check_context(self, state: StateT, context: RollContext) -> None:
+        """Raise RuleError if `context` cannot be declared now; the default accepts all."""

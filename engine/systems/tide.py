@@ -1,0 +1,244 @@
+"""Seed 000 as a rule system: Marks readings, opposed reply chains, and the Tide bar."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tidetower.engine.dice import DieKind, Roll
+from tidetower.engine.marks import TIERS, MarksRule, check_tier, read_marks
+from tidetower.engine.rules import (
+    BarState,
+    JSONValue,
+    Motion,
+    Outcome,
+    RollContext,
+    RollRecord,
+    RuleError,
+    RuleSystem,
+    Side,
+)
+from tidetower.engine.systems import register
+from tidetower.engine.tide import TideTrack
+
+MODES = ("primitive", "unopposed", "opposed", "tide")
+AWAITS_REPLY = ("opposed", "tide")
+
+
+@dataclass(frozen=True)
+class TideScene:
+    """The Tide system's state: the track, the side names and the Marks rule."""
+
+    track: TideTrack
+    label_a: str = "A"
+    label_b: str = "B"
+    marks_rule: MarksRule = field(default_factory=MarksRule)
+
+    def label(self, side: Side) -> str:
+        """The table's name for a side."""
+        return self.label_a if side == "a" else self.label_b
+
+
+_SETTING_KEYS = {"weight_a", "weight_b", "size", "footing", "label_a", "label_b",
+                 "marks_rule", "marks_threshold", "marks_step"}
+
+
+def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
+    """A fresh scene from GM settings; unknown keys are an error, not ignored."""
+    unknown = sorted(set(settings) - _SETTING_KEYS)
+    if unknown:
+        raise RuleError(f"unknown Tide setting(s) {', '.join(unknown)}: "
+                        f"known are {', '.join(sorted(_SETTING_KEYS))}")
+    track = TideTrack(settings.get("weight_a", 8), settings.get("weight_b", 8),
+                      settings.get("size", "skirmish"), settings.get("footing", "equal"))
+    try:
+        rule = MarksRule(settings.get("marks_rule", "threshold"),
+                         settings.get("marks_threshold", 5), settings.get("marks_step", 4))
+    except ValueError as error:
+        raise RuleError(str(error)) from None
+    return TideScene(track, str(settings.get("label_a", "A")), str(settings.get("label_b", "B")),
+                     rule)
+
+
+@dataclass(frozen=True)
+class PoolRead:
+    """What one throw shows under seed 000: its Marks and the d20 Omen, if one was thrown."""
+
+    marks: int
+    omen: int | None
+
+
+def read_pool(context: RollContext, roll: Roll, rule: MarksRule) -> PoolRead:
+    """Marks (read from the tier dice, or entered by the GM) and the Omen of a throw."""
+    stray = [d for d in roll.dice if d.kind not in (*TIERS, DieKind.D20)]
+    if stray:
+        raise RuleError(f"{stray[0].kind.value} is not part of a Tide roll: "
+                        "throw tier dice (d6/d8/d12) and at most one d20 Omen")
+    omens = roll.faces(DieKind.D20)
+    if len(omens) > 1:
+        raise RuleError(f"{len(omens)} d20 in one throw: only one Omen die may be thrown")
+    omen = omens[0] if omens else None
+    if context.marks is not None:
+        return PoolRead(context.marks, omen)
+    pool = [d for d in roll.dice if d.kind in TIERS]
+    _check_pool(context, pool)
+    return PoolRead(read_marks((d.face for d in pool), rule), omen)
+
+
+def _check_pool(context: RollContext, pool: list[Any]) -> None:
+    if not pool:
+        raise RuleError("no tier dice (d6/d8/d12) were read and no Marks were entered")
+    kinds = {d.kind for d in pool}
+    if len(kinds) > 1 or (context.tier is not None and kinds != {context.tier}):
+        wanted = context.tier.value if context.tier else "one tier"
+        shown = ", ".join(sorted(k.value for k in kinds))
+        raise RuleError(f"the pool was declared as {wanted} but the tray shows {shown}")
+    if context.pool is not None and len(pool) != context.pool:
+        raise RuleError(f"the pool was declared as {context.pool} dice "
+                        f"but the tray shows {len(pool)}")
+
+
+@register
+class TideSystem(RuleSystem[TideScene]):
+    """Seed 000: Marks, opposed replies, and the shared Tide bar with its Omens."""
+
+    name = "tide"
+    state_type = TideScene
+
+    def initial_state(self, settings: Mapping[str, JSONValue]) -> TideScene:
+        return scene_from_settings(settings)
+
+    def check_context(self, state: TideScene, context: RollContext) -> None:
+        if context.mode and context.mode not in MODES:
+            raise RuleError(f"unknown mode {context.mode!r}: expected one of {', '.join(MODES)}")
+        if context.tier is not None:
+            check_tier(context.tier)
+        for name in ("pool", "marks"):
+            value = getattr(context, name)
+            if value is not None and value < 0:
+                raise RuleError(f"{name} cannot be negative, got {value}")
+        if (context.tide_linked or context.mode == "tide") and context.side is None:
+            raise RuleError("a Tide-linked roll needs a side ('a' or 'b')")
+
+    def resolve(
+        self,
+        state: TideScene,
+        context: RollContext,
+        roll: Roll,
+        earlier: Mapping[str, RollRecord],
+    ) -> tuple[TideScene, Outcome]:
+        self.check_context(state, context)
+        read = read_pool(context, roll, state.marks_rule)
+        if context.reply_to is not None:
+            return _resolve_reply(state, context, read, earlier)
+        return _resolve_opening(state, context, read)
+
+    def bar(self, state: TideScene) -> BarState:
+        track = state.track
+        return BarState(system=self.name, low=0, high=track.length, position=track.marker,
+                        label_a=state.label_a, label_b=state.label_b,
+                        routed=track.routed, last_motion=track.last_motion)
+
+
+def marks_text(marks: int) -> str:
+    """'1 Mark', '3 Marks'."""
+    return f"{marks} Mark" + ("" if marks == 1 else "s")
+
+
+def _linked(context: RollContext) -> bool:
+    return context.tide_linked or context.mode == "tide"
+
+
+def _resolve_opening(state: TideScene, context: RollContext, read: PoolRead
+                     ) -> tuple[TideScene, Outcome]:
+    """A roll that replies to nothing: read its Marks; an unanswered Omen moves the bar now."""
+    who = context.actor or "the roller"
+    facts: dict[str, JSONValue] = {"marks": read.marks, "omen": read.omen,
+                                   "tide_linked": _linked(context)}
+    if context.mode in AWAITS_REPLY:
+        facts["awaiting_reply"] = True
+        return state, Outcome(f"{who}: {marks_text(read.marks)}, awaiting a reply", facts)
+    track = dataclasses.replace(state.track)
+    motions: list[Motion] = []
+    if _linked(context) and read.omen is not None:
+        motion = track.apply_omen(read.omen)
+        motions += [motion] if motion else []
+    facts["position"] = track.marker
+    scene = dataclasses.replace(state, track=track)
+    return scene, Outcome(f"{who}: {marks_text(read.marks)}" + _motion_text(motions), facts,
+                          tuple(motions))
+
+
+def _resolve_reply(state: TideScene, context: RollContext, read: PoolRead,
+                   earlier: Mapping[str, RollRecord]) -> tuple[TideScene, Outcome]:
+    """A reply closes an exchange: margin on the Marks, and on the Tide if it is linked."""
+    opening = _opening(context, earlier)
+    margin = read.marks - int(opening.outcome.facts["marks"])
+    linked = _linked(opening.context) or _linked(context)
+    winner_side = _winner_side(opening.context, context, margin, linked)
+    facts: dict[str, JSONValue] = {
+        "marks": read.marks, "omen": read.omen, "reply_to": opening.id, "margin": abs(margin),
+        "winner": winner_side, "tide_linked": linked,
+        "winner_actor": _winner_actor(opening.context, context, margin),
+    }
+    track = dataclasses.replace(state.track)
+    motions: list[Motion] = []
+    if linked:
+        first_reply = not any(r.context.reply_to == opening.id for r in earlier.values())
+        opening_omen = opening.outcome.facts.get("omen") if first_reply else None
+        motions = track.exchange(winner_side, abs(margin) if winner_side else 0, opening_omen)
+        if read.omen is not None:
+            motion = track.apply_omen(read.omen)
+            motions += [motion] if motion else []
+    facts["position"] = track.marker
+    scene = dataclasses.replace(state, track=track)
+    summary = _exchange_text(scene, facts) + _motion_text(motions) + _where(track, linked)
+    return scene, Outcome(summary, facts, tuple(motions))
+
+
+def _opening(context: RollContext, earlier: Mapping[str, RollRecord]) -> RollRecord:
+    assert context.reply_to is not None
+    opening = earlier.get(context.reply_to)
+    if opening is None:
+        raise RuleError(f"reply to unknown roll {context.reply_to!r}")
+    if "marks" not in opening.outcome.facts:
+        raise RuleError(f"roll {opening.id} has no Marks to reply to")
+    return opening
+
+
+def _winner_side(opening: RollContext, reply: RollContext, margin: int, linked: bool
+                 ) -> Side | None:
+    if linked and (opening.side is None or reply.side is None or opening.side == reply.side):
+        raise RuleError("a Tide-linked reply must come from the other side: "
+                        f"opening side {opening.side!r}, reply side {reply.side!r}")
+    if margin == 0:
+        return None
+    return reply.side if margin > 0 else opening.side
+
+
+def _winner_actor(opening: RollContext, reply: RollContext, margin: int) -> str | None:
+    if margin == 0:
+        return None
+    return reply.actor if margin > 0 else opening.actor
+
+
+def _exchange_text(scene: TideScene, facts: Mapping[str, JSONValue]) -> str:
+    margin, side = facts["margin"], facts["winner"]
+    if not margin:
+        result = "a tie: neither side gains"
+    else:
+        who = facts["winner_actor"] or (scene.label(side) if side else "the winner")
+        result = f"margin {margin} for {who}"
+    return f"{marks_text(int(facts['marks']))} in reply: {result}"
+
+
+def _where(track: TideTrack, linked: bool) -> str:
+    if not linked:
+        return f"; personal: the bar stays at {track.marker}"
+    return f"; the bar stands at {track.marker}"
+
+
+def _motion_text(motions: list[Motion]) -> str:
+    return "".join(f"; {m.cause}: {m.before} → {m.after}" for m in motions)

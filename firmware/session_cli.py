@@ -1,0 +1,165 @@
+"""`tidetower session`: the table session by hand, for a GM with dice and no tower."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from tidetower.engine.codec import dump
+from tidetower.engine.dice import Die, DieError, DieKind, Roll
+from tidetower.engine.rules import RollContext, RollRecord, RuleError
+from tidetower.engine.store import StoreError
+from tidetower.engine.table import Table
+from tidetower.firmware.terminal_bar import render_bar
+
+
+def default_store() -> Path:
+    """Where the session lives when no --store is given (XDG data directory)."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "tidetower" / "session.db"
+
+
+@contextmanager
+def open_table(store: Path) -> Iterator[Table]:
+    """The stored table; engine errors become a clear one-line CLI error."""
+    try:
+        with Table(store) as table:
+            yield table
+    except (RuleError, DieError, StoreError) as error:
+        raise click.ClickException(str(error)) from None
+
+
+def parse_dice(tokens: tuple[str, ...]) -> Roll:
+    """Dice typed as KIND=FACE[,FACE...], e.g. d6=5,2,1 d20=13."""
+    dice: list[Die] = []
+    for token in tokens:
+        kind_text, sep, faces = token.partition("=")
+        if not sep or not faces:
+            raise click.BadParameter(f"{token!r}: write dice as KIND=FACE, e.g. d6=5 or d6=5,2")
+        kind = DieKind.parse(kind_text)
+        for face in faces.split(","):
+            if not face.strip().isdigit():
+                raise click.BadParameter(f"{token!r}: {face!r} is not a face number")
+            dice.append(Die(kind, int(face)))
+    return Roll(tuple(dice))
+
+
+def _print_record(record: RollRecord, as_json: bool, prefix: str = "") -> None:
+    if as_json:
+        click.echo(json.dumps(dump(record)))
+        return
+    faces = " ".join(str(d) for d in record.roll.dice) or "(Marks entered)"
+    click.echo(f"{prefix}{record.id}: {faces} → {record.outcome.summary}")
+
+
+store_option = click.option(
+    "--store", type=click.Path(dir_okay=False, path_type=Path), default=default_store,
+    envvar="TIDETOWER_STORE", show_default="$XDG_DATA_HOME/tidetower/session.db",
+    help="The session store (SQLite).",
+)
+
+
+@click.group("session")
+def session_group() -> None:
+    """Keep the table session by hand: set up the Tide, declare, enter dice, undo."""
+
+
+@session_group.command("show")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print the session as JSON.")
+@click.option("--last", default=5, show_default=True, help="How many recent rolls to list.")
+def show(store: Path, as_json: bool, last: int) -> None:
+    """Show the rule system, the bar, the declared roll and the recent rolls."""
+    with open_table(store) as table:
+        state = table.state
+        if as_json:
+            click.echo(json.dumps({"system": state.system, "bar": dump(state.bar()),
+                                   "declared": dump(state.declared),
+                                   "history": [dump(r) for r in state.history[-last:]]}))
+            return
+        click.echo(f"session {state.session_id} · system {state.system}")
+        click.echo(render_bar(state.bar()))
+        click.echo(f"declared: {state.declared}")
+        for record in state.history[-last:]:
+            _print_record(record, as_json=False)
+
+
+@session_group.command("tide")
+@store_option
+@click.argument("weight_a", type=int)
+@click.argument("weight_b", type=int)
+@click.option("--size", default="skirmish", show_default=True,
+              type=click.Choice(["small-skirmish", "skirmish", "battle"]))
+@click.option("--footing", default="equal", show_default=True,
+              type=click.Choice(["equal", "slight-a", "slight-b", "severe-a", "severe-b"]))
+@click.option("--label-a", default="A", show_default=True, help="Name of side A.")
+@click.option("--label-b", default="B", show_default=True, help="Name of side B.")
+def tide(store: Path, **settings: Any) -> None:
+    """Set up (or reset) the Tide: the two sides' weights, the size and the footing."""
+    with open_table(store) as table:
+        table.reset_tracker(settings)
+        click.echo(render_bar(table.bar()))
+
+
+@session_group.command("declare")
+@store_option
+@click.option("--actor", default="", help="Who rolls.")
+@click.option("--side", type=click.Choice(["a", "b"]), default=None, help="Their side.")
+@click.option("--linked/--personal", "tide_linked", default=False,
+              help="Tide-linked (moves the bar) or personal.")
+@click.option("--reply-to", default=None, help="Id of the roll this one replies to.")
+@click.option("--mode", default="", help="primitive, unopposed, opposed or tide.")
+@click.option("--pool", type=int, default=None, help="Dice in the pool.")
+@click.option("--tier", type=click.Choice(["d6", "d8", "d12"]), default=None,
+              help="Tier die of the pool.")
+@click.option("--marks", type=int, default=None, help="Marks entered by the GM instead of dice.")
+def declare(store: Path, tier: str | None, **fields: Any) -> None:
+    """Declare the next roll: who, which side, linked or personal, reply to what."""
+    context = RollContext(tier=DieKind.parse(tier) if tier else None, **fields)
+    with open_table(store) as table:
+        table.declare(context)
+        click.echo(f"declared: {context}")
+
+
+def _recording(action: Callable[[Table], RollRecord], store: Path, as_json: bool,
+               prefix: str = "") -> None:
+    with open_table(store) as table:
+        _print_record(action(table), as_json, prefix)
+        if not as_json:
+            click.echo(render_bar(table.bar()))
+
+
+@session_group.command("roll")
+@store_option
+@click.argument("dice", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the roll record as JSON.")
+def roll(store: Path, dice: tuple[str, ...], as_json: bool) -> None:
+    """Enter the dice of the declared roll by hand, e.g. `roll d8=5,3,1 d20=13`."""
+    try:
+        thrown = parse_dice(dice)
+    except DieError as error:
+        raise click.BadParameter(str(error)) from None
+    _recording(lambda table: table.record(thrown), store, as_json)
+
+
+@session_group.command("undo")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print the roll taken back as JSON.")
+def undo(store: Path, as_json: bool) -> None:
+    """Take back the last roll and its outcome."""
+    _recording(lambda table: table.undo(), store, as_json, prefix="took back ")
+
+
+@session_group.command("system")
+@store_option
+@click.argument("name")
+def system(store: Path, name: str) -> None:
+    """Switch the table to another rule system (its tracker starts fresh)."""
+    with open_table(store) as table:
+        table.switch_system(name)
+        click.echo(f"now playing {name}")

@@ -1,0 +1,51 @@
+"""The `tidetower` command as a user meets it: --version, --help everywhere, the demo."""
+
+from __future__ import annotations
+
+import re
+
+import click
+import pytest
+from click.testing import CliRunner
+from tidetower.firmware.cli import COMMANDS, main
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command path under `group`, subgroups included."""
+    ctx = click.Context(group)
+    paths = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        paths.append((*prefix, name))
+        if isinstance(command, click.Group):
+            paths += _commands(command, (*prefix, name))
+    return paths
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert re.search(r"tidetower, version \d+\.\d+", result.output)
+
+
+@pytest.mark.parametrize("path", _commands(main))
+def test_every_command_has_help(path: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage:" in result.output
+
+
+def test_every_registered_command_loads() -> None:
+    assert set(COMMANDS) <= {p[0] for p in _commands(main)}
+
+
+def test_demo_ends_in_the_columns_rout_and_is_repeatable() -> None:
+    runner = CliRunner()
+    first = runner.invoke(main, ["demo", "--no-wait", "--seed", "7"])
+    assert first.exit_code == 0, first.output
+    assert "Imperial routs!" in first.output
+    assert "Zhao's first order" in first.output
+    assert re.search(r"the bar moves \d+ → \d+", first.output)
+    again = runner.invoke(main, ["demo", "--no-wait", "--seed", "7"])
+    assert again.output == first.output

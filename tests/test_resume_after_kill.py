@@ -1,0 +1,69 @@
+"""kill -9 at any moment, start again: the same Tide position and history."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tidetower.engine.rules import RollRecord
+from tidetower.engine.session import new_session, record_roll
+from tidetower.engine.table import Table
+
+# A tower that rolls as fast as it can, printing each roll only after it is stored.
+TOWER = """
+import sys
+from tidetower.engine.dice import DieKind
+from tidetower.engine.rules import RollContext
+from tidetower.engine.simdice import SimulatedDice
+from tidetower.engine.table import Table
+
+table = Table(sys.argv[1], "tide", {"weight_a": 40, "weight_b": 40, "size": "small-skirmish"})
+dice = SimulatedDice(int(sys.argv[2]))
+while table.bar().routed is None:
+    side = "a" if table.state.next_seq % 2 else "b"
+    table.declare(RollContext(actor=side, side=side, mode="unopposed", tide_linked=True))
+    record = table.record(dice.throw((3, DieKind.D8), (1, DieKind.D20)))
+    print(record.id, table.bar().position, flush=True)
+"""
+
+
+def _run_and_kill(store: Path, seed: int, rolls_before_kill: int) -> list[str]:
+    tower = subprocess.Popen([sys.executable, "-c", TOWER, str(store), str(seed)],
+                             stdout=subprocess.PIPE, text=True)
+    assert tower.stdout is not None
+    seen = [tower.stdout.readline().split()[0] for _ in range(rolls_before_kill)]
+    os.kill(tower.pid, signal.SIGKILL)
+    tower.wait()
+    return seen
+
+
+def _replayed_position(table: Table) -> int:
+    """The bar position got by replaying the stored rolls on a fresh session."""
+    first = table.state.history[0].state_before
+    state = new_session("replay", "tide", {k: first["track"][k] for k in
+                                           ("weight_a", "weight_b", "size", "footing")})
+    for record in table.state.history:
+        state, _ = record_roll(state, record.roll, record.context)
+    return int(state.tracker.track.marker)
+
+
+def test_kill_minus_nine_mid_session_loses_nothing(tmp_path: Path) -> None:
+    store = tmp_path / "session.db"
+    for round_number, kill_after in enumerate((7, 23, 5)):
+        before: tuple[RollRecord, ...] = ()
+        if store.exists():
+            with Table(store) as earlier:
+                before = earlier.state.history
+        seen = _run_and_kill(store, seed=round_number, rolls_before_kill=kill_after)
+        table = Table(store)
+        ids = [r.id for r in table.state.history]
+        # Everything announced is there, in order, after what was there before.
+        assert ids[: len(before)] == [r.id for r in before]
+        assert ids[len(before): len(before) + len(seen)] == seen
+        assert [r.seq for r in table.state.history] == list(range(1, len(ids) + 1))
+        assert table.bar().position == _replayed_position(table)
+        assert table.state.next_seq == len(ids) + 1
+        table.close()
