@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tidetower.engine.codec import SCHEMA_VERSION, dump, dump_tracker, load, load_tracker
-from tidetower.engine.rules import RollContext, RollRecord
+from tidetower.engine.rules import JSONValue, RollContext, RollRecord
 from tidetower.engine.session import SessionState
 
 _SCHEMA = """
@@ -26,7 +29,21 @@ CREATE TABLE IF NOT EXISTS rolls (
     id TEXT NOT NULL UNIQUE,
     body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL
+);
 """
+
+
+@dataclass(frozen=True)
+class OutboxEvent:
+    """An event to announce (a roll, an undo, a state change), kept until it is delivered."""
+
+    kind: str
+    body: JSONValue
+    seq: int = 0
 
 
 class StoreError(RuntimeError):
@@ -47,6 +64,7 @@ class SessionStore:
         except (OSError, sqlite3.Error) as error:
             raise StoreError(f"cannot open session store {self.path}: {error}") from None
         self._saved_seqs = {row[0] for row in self._db.execute("SELECT seq FROM rolls")}
+        self._lock = threading.Lock()  # the publisher marks deliveries from its own thread
 
     def load(self) -> SessionState | None:
         """The stored session, or None if the store is new."""
@@ -66,8 +84,8 @@ class SessionStore:
             next_seq=body["next_seq"],
         )
 
-    def save(self, state: SessionState) -> None:
-        """Write `state` in one transaction: the session row and only the rolls that changed."""
+    def save(self, state: SessionState, events: Sequence[OutboxEvent] = ()) -> None:
+        """Write `state` and its events in one transaction; only changed rolls are written."""
         body = {"session_id": state.session_id, "system": state.system,
                 "tracker": dump_tracker(state.system, state.tracker),
                 "declared": dump(state.declared), "next_seq": state.next_seq}
@@ -80,14 +98,29 @@ class SessionStore:
             db.executemany("DELETE FROM rolls WHERE seq = ?", [(s,) for s in removed])
             db.executemany("INSERT INTO rolls VALUES (?, ?, ?)",
                            [(r.seq, r.id, json.dumps(dump(r))) for r in added])
+            db.executemany("INSERT INTO outbox (kind, body) VALUES (?, ?)",
+                           [(e.kind, json.dumps(e.body)) for e in events])
         self._saved_seqs = seqs
 
+    def pending(self, limit: int = 100) -> list[OutboxEvent]:
+        """Undelivered events, oldest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT seq, kind, body FROM outbox ORDER BY seq LIMIT ?",
+                                    (limit,)).fetchall()
+        return [OutboxEvent(kind, json.loads(body), seq) for seq, kind, body in rows]
+
+    def delivered(self, seq: int) -> None:
+        """Forget an event once the broker has acknowledged it."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM outbox WHERE seq = ?", (seq,))
+
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self._lock)
 
     def close(self) -> None:
         """Close the database file."""
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -97,14 +130,19 @@ class SessionStore:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back if anything inside fails."""
+    """BEGIN IMMEDIATE ... COMMIT under the store's lock, rolled back if anything fails."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
         self._db = db
+        self._lock = lock
 
     def __enter__(self) -> sqlite3.Connection:
+        self._lock.acquire()
         self._db.execute("BEGIN IMMEDIATE")
         return self._db
 
     def __exit__(self, exc_type: Any, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        try:
+            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self._lock.release()

@@ -7,14 +7,15 @@ writes it to the store, and only then makes it current.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from tidetower.engine import session as pure
+from tidetower.engine.codec import dump
 from tidetower.engine.dice import Roll
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord
 from tidetower.engine.session import SessionState
-from tidetower.engine.store import SessionStore
+from tidetower.engine.store import OutboxEvent, SessionStore
 
 
 class Table:
@@ -28,10 +29,21 @@ class Table:
             loaded = pure.new_session(uuid.uuid4().hex[:8], system, settings)
             self.store.save(loaded)
         self.state: SessionState = loaded
+        # Called after every saved change, e.g. to wake the MQTT publisher.
+        self.listeners: list[Callable[[OutboxEvent], None]] = []
 
-    def _commit(self, state: SessionState) -> SessionState:
-        self.store.save(state)
+    def _commit(self, state: SessionState, kind: str = "state",
+                record: RollRecord | None = None) -> SessionState:
+        """Save `state` with an outbox event of `kind`, make it current, tell the listeners."""
+        body: dict[str, JSONValue] = {"system": state.system, "bar": dump(state.bar()),
+                                      "declared": dump(state.declared)}
+        if record is not None:
+            body["record"] = dump(record)
+        event = OutboxEvent(kind, body)
+        self.store.save(state, [event])
         self.state = state
+        for listener in list(self.listeners):
+            listener(event)
         return state
 
     def declare(self, context: RollContext) -> None:
@@ -41,13 +53,13 @@ class Table:
     def record(self, roll: Roll, context: RollContext | None = None) -> RollRecord:
         """Resolve and keep a roll; returns its record."""
         state, record = pure.record_roll(self.state, roll, context)
-        self._commit(state)
+        self._commit(state, "roll", record)
         return record
 
     def undo(self) -> RollRecord:
         """Take back the last roll; returns the roll taken back."""
         state, record = pure.undo(self.state)
-        self._commit(state)
+        self._commit(state, "undo", record)
         return record
 
     def reset_tracker(self, settings: Mapping[str, JSONValue]) -> None:

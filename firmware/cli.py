@@ -14,6 +14,8 @@ COMMANDS: dict[str, str] = {
     "session": "tidetower.firmware.session_cli:session_group",
     "odds": "tidetower.firmware.odds_cli:odds_group",
     "read": "tidetower.vision.cli:read_command",
+    "ledbar": "tidetower.mqtt.ledbar:ledbar_command",
+    "display": "tidetower.mqtt.display:display_command",
 }
 
 

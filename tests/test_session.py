@@ -118,3 +118,18 @@ def test_reset_and_switch_keep_the_history(table: Table) -> None:
     with pytest.raises(RuleError, match="unknown Tide setting"):
         table.reset_tracker({"weight": 3})
     assert table.state.system == "tide"
+
+
+def test_every_change_leaves_an_event_in_the_outbox_until_delivered(table: Table) -> None:
+    seen: list[str] = []
+    table.listeners.append(lambda event: seen.append(event.kind))
+    table.declare(RollContext(mode="unopposed", marks=2))
+    record = table.record(Roll(()))
+    table.undo()
+    assert seen == ["state", "roll", "undo"]
+    pending = Table(table.store.path).store.pending()
+    assert [e.kind for e in pending][-3:] == ["state", "roll", "undo"]
+    assert pending[-2].body["record"]["id"] == record.id
+    for event in pending:
+        table.store.delivered(event.seq)
+    assert table.store.pending() == []
