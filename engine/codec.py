@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+
 from tidetower.engine.rules import JSONValue, RuleError
 from tidetower.engine.systems import get_system
 

@@ -70,6 +70,8 @@ class BarState:
     colour_b: str = "#008080"
     routed: Side | None = None
     last_motion: Motion | None = None
+    # Trackers with several parts (d6-pool clocks, pending Counts): (label, filled, size) each.
+    segments: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)

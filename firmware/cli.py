@@ -10,6 +10,8 @@ import click
 # name -> "module:attribute" of a click.Command; loading lazily keeps `--help` fast
 # and keeps OpenCV out of commands that never look at a photo.
 COMMANDS: dict[str, str] = {
+    "run": "tidetower.firmware.run:run_command",
+    "calibrate": "tidetower.firmware.calibrate_cli:calibrate_command",
     "demo": "tidetower.firmware.demo:demo_command",
     "session": "tidetower.firmware.session_cli:session_group",
     "odds": "tidetower.firmware.odds_cli:odds_group",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import click
+
 from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.rules import RollContext, RollRecord, Side
 from tidetower.engine.session import SessionState, new_session, record_roll

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+
 from tidetower.engine.codec import dump
 from tidetower.engine.dice import Die, DieError, DieKind, Roll
 from tidetower.engine.rules import RollContext, RollRecord, RuleError

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+
 from tidetower.engine.rules import BarState
 
 A_CELL = "▓▓"  # distinct glyphs keep the sides apart where colour is off

@@ -7,6 +7,7 @@ import re
 import click
 import pytest
 from click.testing import CliRunner
+
 from tidetower.firmware.cli import COMMANDS, main
 
 

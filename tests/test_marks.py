@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+
 from tidetower.engine.dice import Die, DieError, DieKind, d100
 from tidetower.engine.marks import MarksRule, pool_distribution, read_marks
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.table import Table

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext, RollRecord, RuleError
 from tidetower.engine.session import SessionState, declare, new_session, record_roll

@@ -10,7 +10,7 @@ from tidetower.engine.rules import RuleError, RuleSystem
 _SYSTEMS: dict[str, RuleSystem[Any]] = {}
 
 # Modules of this package that hold the built-in systems, imported on first use.
-_BUILTIN_MODULES = ("tide",)
+_BUILTIN_MODULES = ("tide", "battle_tide", "d6pool", "rhythm", "graded")
 
 
 def register(system_class: type[RuleSystem[Any]]) -> type[RuleSystem[Any]]:

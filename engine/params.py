@@ -1,0 +1,75 @@
+"""Reading a declaration's params and settings: each bad value raises a RuleError naming it."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import TypeVar
+
+from tidetower.engine.rules import JSONValue, RuleError
+
+T = TypeVar("T")
+
+
+def check_keys(values: Mapping[str, JSONValue], known: Collection[str], what: str) -> None:
+    """Raise RuleError naming any key of `values` that is not in `known`."""
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        listed = ", ".join(sorted(known)) or "none"
+        raise RuleError(f"unknown {what} {', '.join(unknown)}: known are {listed}")
+
+
+def whole(values: Mapping[str, JSONValue], key: str, default: int | None = None,
+          minimum: int | None = None, maximum: int | None = None) -> int:
+    """values[key] as a whole number within bounds, or `default` when absent."""
+    value = values.get(key, default)
+    if value is None:
+        raise RuleError(f"{key} is required")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RuleError(f"{key} must be a whole number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise RuleError(f"{key} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise RuleError(f"{key} must be at most {maximum}, got {value}")
+    return value
+
+
+def optional_whole(values: Mapping[str, JSONValue], key: str, minimum: int | None = None
+                   ) -> int | None:
+    """values[key] as a whole number, or None when absent."""
+    return None if values.get(key) is None else whole(values, key, minimum=minimum)
+
+
+def choice(values: Mapping[str, JSONValue], key: str, choices: tuple[T, ...], default: T) -> T:
+    """values[key] if it is one of `choices`, else `default` when absent."""
+    value = values.get(key, default)
+    for option in choices:
+        if value == option:
+            return option
+    listed = ", ".join(str(c) for c in choices)
+    raise RuleError(f"unknown {key} {value!r}: expected one of {listed}")
+
+
+def flag(values: Mapping[str, JSONValue], key: str) -> bool:
+    """values[key] as a true/false flag (absent is false)."""
+    value = values.get(key, False)
+    if not isinstance(value, bool):
+        raise RuleError(f"{key} must be true or false, got {value!r}")
+    return value
+
+
+def text(values: Mapping[str, JSONValue], key: str, default: str | None = None) -> str:
+    """values[key] as non-empty text, or `default` when absent."""
+    value = values.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise RuleError(f"{key} must be a non-empty name, got {value!r}")
+    return value
+
+
+def names(values: Mapping[str, JSONValue], key: str) -> tuple[str, ...]:
+    """values[key] as a list of distinct non-empty names (absent is none)."""
+    value = values.get(key, [])
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+        raise RuleError(f"{key} must be a list of names, got {value!r}")
+    if len(set(value)) != len(value):
+        raise RuleError(f"{key} names someone twice: {value!r}")
+    return tuple(value)

@@ -1,0 +1,148 @@
+"""Seed 003 as a rule system: the battle rhythm's Count clock and attack resolution.
+
+GM actions with an empty tray move the clock: declare, abandon, advance, rewind.
+An "attack" throws the PCs' lots (2d6 each, attacker's pair first) and reads
+Offense - Defense = Accuracy (tidetower.engine.rhythm).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tidetower.engine import params as p
+from tidetower.engine import rhythm as r
+from tidetower.engine.dice import DieKind, Roll
+from tidetower.engine.rhythm import BattleRhythm, DeclareOrder
+from tidetower.engine.rules import (
+    BarState,
+    JSONValue,
+    Outcome,
+    RollContext,
+    RollRecord,
+    RuleError,
+    RuleSystem,
+)
+from tidetower.engine.systems import register
+
+MODE_PARAMS: dict[str, tuple[str, ...]] = {
+    "declare": ("action", "effort", "starts_at", "alongside"),
+    "abandon": ("action",),
+    "advance": ("counts",),
+    "rewind": (),
+    "attack": ("offense", "defense", "casters"),
+}
+CASTERS = ("attacker", "defender", "both", "none")
+ORDERS: tuple[DeclareOrder, ...] = ("mobility", "free")
+
+
+def rhythm_from(settings: Mapping[str, JSONValue]) -> BattleRhythm:
+    """A new scene from settings: each character's Mobility and the declaration order."""
+    p.check_keys(settings, ("mobility", "declare_order"), "battle-rhythm setting(s)")
+    mobility = settings.get("mobility", {})
+    if not isinstance(mobility, Mapping) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in mobility.values()):
+        raise RuleError(f"mobility must map names to whole numbers, got {mobility!r}")
+    order = p.choice(settings, "declare_order", ORDERS, "mobility")
+    return BattleRhythm(mobility={str(k): int(v) for k, v in mobility.items()},
+                        declare_order=order)
+
+
+def _clock_action(scene: BattleRhythm, ctx: RollContext) -> BattleRhythm:
+    """The scene after the GM action named by ctx.mode."""
+    prm = ctx.params
+    action = str(prm["action"]) if prm.get("action") is not None else None
+    if ctx.mode == "declare":
+        return r.declare(scene, ctx.actor, action or "action", p.whole(prm, "effort"),
+                         p.optional_whole(prm, "starts_at"), p.flag(prm, "alongside"))
+    if ctx.mode == "abandon":
+        return r.abandon(scene, ctx.actor, action)
+    if ctx.mode == "advance":
+        return r.advance(scene, p.optional_whole(prm, "counts"))
+    return r.rewind(scene)
+
+
+def _clock_facts(scene: BattleRhythm) -> dict[str, JSONValue]:
+    return {
+        "count": scene.count, "next_due": scene.next_due(),
+        "resolved": [{"actor": a.actor, "action": a.action} for a in scene.resolved],
+        "pending": [{"actor": a.actor, "action": a.action, "remaining": a.remaining(scene.count)}
+                    for a in sorted(scene.pending, key=lambda a: (a.due, a.actor))],
+    }
+
+
+def _clock_summary(scene: BattleRhythm, ctx: RollContext) -> str:
+    """A line for the table: what the GM action did to the Count clock."""
+    if ctx.mode == "advance" and scene.resolved:
+        done = ", ".join(f"{a.actor} resolves {a.action}" for a in scene.resolved)
+    elif ctx.mode == "declare":
+        mine = scene.pending[-1]
+        done = f"{mine.actor} declares {mine.action}, due in {mine.remaining(scene.count)}"
+    else:
+        nxt = scene.next_due()
+        done = f"{ctx.mode}; next action in " + ("-" if nxt is None else str(nxt - scene.count))
+    return f"Count {scene.count}: {done}"
+
+
+def _attack(ctx: RollContext, roll: Roll) -> dict[str, JSONValue]:
+    """Cast Lots, then Offense - Defense; without a Defense the target did not defend."""
+    stray = [d for d in roll.dice if d.kind is not DieKind.D6]
+    if stray:
+        raise RuleError(f"{stray[0].kind.value} is not a lot: Cast Lots with d6")
+    faces = roll.faces(DieKind.D6)
+    casters = p.choice(ctx.params, "casters", CASTERS, "attacker")
+    wanted = {"attacker": 2, "defender": 2, "both": 4, "none": 0}[casters]
+    if len(faces) != wanted:
+        raise RuleError(f"casters {casters!r} throw {wanted} d6 (2 per PC), "
+                        f"the tray shows {len(faces)}")
+    attacker = faces[:2] if casters in ("attacker", "both") else None
+    defender = faces[-2:] if casters in ("defender", "both") else None
+    lot = r.cast_lots(attacker, defender)
+    offense = p.whole(ctx.params, "offense", 0)
+    defense = p.optional_whole(ctx.params, "defense")
+    acc = None if defense is None else r.accuracy(offense, defense)
+    return {"lot": lot, "lot_name": r.LOT_NAMES[lot], "accuracy": acc,
+            "defended": defense is not None, "lands": r.lands(acc, lot)}
+
+
+@register
+class BattleRhythmSystem(RuleSystem[BattleRhythm]):
+    """Seed 003: the Count clock of declared actions, and Cast Lots for attacks."""
+
+    name = "battle-rhythm"
+    state_type = BattleRhythm
+
+    def initial_state(self, settings: Mapping[str, JSONValue]) -> BattleRhythm:
+        return rhythm_from(settings)
+
+    def check_context(self, state: BattleRhythm, context: RollContext) -> None:
+        mode = context.mode or "attack"
+        if mode not in MODE_PARAMS:
+            raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}")
+        p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
+
+    def resolve(self, state: BattleRhythm, context: RollContext, roll: Roll,
+                earlier: Mapping[str, RollRecord]) -> tuple[BattleRhythm, Outcome]:
+        self.check_context(state, context)
+        if context.mode in ("", "attack"):
+            facts = _attack(context, roll)
+            verdict = "lands" if facts["lands"] else "misses"
+            return state, Outcome(f"{context.actor or 'the attack'} {verdict} "
+                                  f"({facts['lot_name']}, accuracy {facts['accuracy']})",
+                                  facts | {"mode": "attack"})
+        if roll.dice:
+            raise RuleError(f"{context.mode} is a GM action: it takes no dice, "
+                            f"the tray shows {len(roll.dice)}")
+        scene = _clock_action(state, context)
+        facts = _clock_facts(scene) | {"mode": context.mode}
+        return scene, Outcome(_clock_summary(scene, context), facts)
+
+    def bar(self, state: BattleRhythm) -> BarState:
+        nxt = state.next_due()
+        ahead = max((a.remaining(state.count) for a in state.pending), default=1)
+        segments = tuple((f"{a.actor}: {a.action}", max(a.effort - a.remaining(state.count), 0),
+                          a.effort) for a in sorted(state.pending, key=lambda a: a.due))
+        return BarState(system=self.name, low=0, high=max(ahead, 1),
+                        position=0 if nxt is None else nxt - state.count,
+                        label_a=f"Count {state.count}", label_b="next action",
+                        segments=segments)
+

@@ -1,0 +1,105 @@
+"""The tower's one TOML config: validated at start-up, every error with its key path and value."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+BcmPin = int
+
+
+class Section(BaseModel):
+    """A config section: unknown keys are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TableConfig(Section):
+    """The table: its rule system and where its session and snapshots live."""
+
+    name: str = "table"
+    system: str = "tide"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    store: Path = Path("/var/lib/tidetower/session.db")
+    snapshots: Path = Path("/var/lib/tidetower/snapshots")
+    snapshots_keep: int = Field(500, ge=0)
+
+
+class CameraConfig(Section):
+    """Which frame source to use, and the calibration of the empty tray."""
+
+    source: Literal["picamera2", "webcam", "replay", "simulated"]
+    device: int | str = 0
+    path: Path | None = None
+    size: tuple[int, int] | None = None
+    calibration: Path | None = None
+    frame_timeout_s: float = Field(2.0, gt=0)
+
+
+class PinsConfig(Section):
+    """BCM pin numbers of the parts fitted; leave a part out if the tower has none."""
+
+    drop_sensor: BcmPin | None = None
+    drop_sensor_pull_up: bool = True
+    tray_light: BcmPin | None = None
+    status_red: BcmPin | None = None
+    status_green: BcmPin | None = None
+    status_blue: BcmPin | None = None
+    button_side_a: BcmPin | None = None
+    button_side_b: BcmPin | None = None
+    button_link: BcmPin | None = None
+    button_undo: BcmPin | None = None
+    button_reread: BcmPin | None = None
+    servo: BcmPin | None = None
+
+
+class LoopConfig(Section):
+    """Timing of the read loop."""
+
+    settle_frames: int = Field(5, ge=1)
+    clear_frames: int = Field(3, ge=1)
+    roll_timeout_s: float = Field(15.0, gt=0)
+    sensor_timeout_s: float = Field(5.0, gt=0)
+
+
+class TowerConfig(Section):
+    """Everything the tower needs to run."""
+
+    table: TableConfig = Field(default_factory=TableConfig)
+    camera: CameraConfig
+    pins: PinsConfig = Field(default_factory=PinsConfig)
+    loop: LoopConfig = Field(default_factory=LoopConfig)
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message lists every problem."""
+
+
+def describe_errors(error: ValidationError) -> str:
+    """One line per problem: the key path, what is wrong, and the value found."""
+    lines = []
+    for problem in error.errors():
+        path = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+        value = problem.get("input")
+        found = "" if problem["type"] == "missing" else f" (found {value!r})"
+        lines.append(f"{path}: {problem['msg']}{found}")
+    return "\n".join(lines)
+
+
+def load_config(path: str | Path) -> TowerConfig:
+    """Read and validate a TOML config file, or raise ConfigError listing every problem."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read config {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    try:
+        return TowerConfig.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(f"{path} has {error.error_count()} problem(s):\n"
+                          + describe_errors(error)) from None

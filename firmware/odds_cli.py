@@ -1,0 +1,140 @@
+"""`tidetower odds`: exact odds a table can see before it rolls (pool, marks, d100).
+
+Every number is counted exactly (tidetower.engine.odds), never sampled; the table
+shows percentages, `--json` gives the probabilities as floats.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any, TypeVar
+
+import click
+
+from tidetower.engine.dice import DieError, DieKind
+from tidetower.engine.grades import DAMAGE
+from tidetower.engine.marks import MarksRule
+from tidetower.engine.odds import d100_odds, marks_odds, pool_odds
+from tidetower.engine.rules import RuleError
+from tidetower.engine.tide import SIZES
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _json_option(command: F) -> F:
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print JSON (probabilities as floats) instead of a table.")(command)
+
+
+def _engine_errors(run: Callable[[], None]) -> None:
+    """Run `run`; a bad value the engine rejects becomes a one-line usage error."""
+    try:
+        run()
+    except (RuleError, DieError) as error:
+        raise click.UsageError(str(error)) from None
+
+
+def _floats(dist: Mapping[Any, Fraction]) -> dict[str, float]:
+    return {str(k): float(v) for k, v in dist.items()}
+
+
+def _pct(value: Fraction) -> str:
+    return f"{float(value) * 100:8.3f}%"
+
+
+def _table(title: str, dist: Mapping[Any, Fraction]) -> None:
+    click.echo(title)
+    for key, value in dist.items():
+        click.echo(f"  {key!s:>10}  {_pct(value)}")
+
+
+@click.group("odds", context_settings={"help_option_names": ["-h", "--help"]})
+def odds_group() -> None:
+    """Exact odds of a roll before it is thrown (counted, not sampled)."""
+
+
+@odds_group.command("pool")
+@click.option("--dice", "-n", type=int, required=True,
+              help="Net dice of the action roll; 0 or less throws 2 - N traitor dice.")
+@click.option("--difficulty", "-d", type=int, default=1, show_default=True,
+              help="Hits needed for a partial success (at least 1).")
+@click.option("--threshold", type=click.Choice(["3", "4"]), default="3", show_default=True,
+              help="Lowest face that hits: 3 for skill rolls, 4 for Strike/Defend.")
+@_json_option
+def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> None:
+    """d6-pool action roll (seed 002): bad / partial / full, explosions, hits."""
+    def run() -> None:
+        odds = pool_odds(dice, difficulty, int(threshold))
+        data = {"dice": dice, "difficulty": difficulty, "threshold": int(threshold),
+                "traitor": odds.traitor, "bad": float(odds.bad),
+                "partial": float(odds.partial), "full": float(odds.full),
+                "explosion": float(odds.explosion), "hits": _floats(odds.hits),
+                "exact": True, "truncated": 0.0}
+        if as_json:
+            click.echo(json.dumps(data))
+            return
+        kind = f"{2 - dice} traitor dice" if odds.traitor else f"{dice} dice"
+        click.echo(f"d6 pool: {kind}, hits on {threshold}+, difficulty {difficulty} "
+                   "(exact: every exploding chain counted, nothing truncated)")
+        _table("outcome", {"bad": odds.bad, "partial": odds.partial, "full": odds.full,
+                           "explosion": odds.explosion})
+        _table("hits", odds.hits)
+    _engine_errors(run)
+
+
+@odds_group.command("marks")
+@click.option("--dice", "-n", type=int, required=True, help="Tier dice in the pool.")
+@click.option("--tier", type=click.Choice(["d6", "d8", "d12"]), required=True,
+              help="The pool's tier die.")
+@click.option("--vs", type=int, default=0, show_default=True,
+              help="Dice of the reply (0: unopposed, the margin is the Marks).")
+@click.option("--vs-tier", type=click.Choice(["d6", "d8", "d12"]), default=None,
+              help="The reply's tier die (default: --tier).")
+@click.option("--size", type=click.Choice(SIZES), default="skirmish", show_default=True,
+              help="Skirmish size: Marks of margin per Tide step.")
+@click.option("--marks-rule", type=click.Choice(["threshold", "step"]), default="threshold",
+              show_default=True, help="How a face becomes Marks (docs/engine.md).")
+@click.option("--marks-threshold", type=int, default=5, show_default=True)
+@click.option("--marks-step", type=int, default=4, show_default=True)
+@_json_option
+def marks_command(dice: int, tier: str, vs: int, vs_tier: str | None, size: str,
+                  marks_rule: str, marks_threshold: int, marks_step: int,
+                  as_json: bool) -> None:
+    """Tide Marks pool (seed 000): Marks, margin against a reply, Tide steps."""
+    def run() -> None:
+        try:
+            rule = (MarksRule("step", marks_threshold, marks_step) if marks_rule == "step"
+                    else MarksRule("threshold", marks_threshold, marks_step))
+        except ValueError as error:
+            raise RuleError(str(error)) from None
+        odds = marks_odds(dice, DieKind.parse(tier), vs,
+                          DieKind.parse(vs_tier) if vs_tier else None, size, rule)
+        if as_json:
+            click.echo(json.dumps({
+                "dice": dice, "tier": tier, "vs": vs, "vs_tier": vs_tier or tier,
+                "size": size, "marks": _floats(odds.marks), "margin": _floats(odds.margin),
+                "steps": _floats(odds.steps), "exact": True}))
+            return
+        click.echo(f"Marks: {dice}{tier} vs {vs}{vs_tier or tier}, {size} (exact)")
+        _table("marks", odds.marks)
+        _table("margin (+ for the roller)", odds.margin)
+        _table("Tide steps (+ toward the roller)", odds.steps)
+    _engine_errors(run)
+
+
+@odds_group.command("d100")
+@click.option("--chance", "-p", type=int, required=True, help="Hit chance in percent (0..100).")
+@_json_option
+def d100_command(chance: int, as_json: bool) -> None:
+    """Graded d100 (seed 004): the chance of each grade, rolled under the hit chance."""
+    def run() -> None:
+        odds = d100_odds(chance)
+        if as_json:
+            click.echo(json.dumps({"chance": chance, "grades": _floats(odds), "exact": True}))
+            return
+        click.echo(f"d100 under {chance}% (exact)")
+        for name, value in odds.items():
+            click.echo(f"  {name:>10}  x{float(DAMAGE[name]):<5g} {_pct(value)}")
+    _engine_errors(run)

@@ -1,0 +1,308 @@
+"""The read loop: one frame at a time from drop to result, each roll read exactly once.
+
+idle → rolling → settling → reading → result → waiting-for-clear → idle, plus
+needs-attention (a die it cannot read, a blocked sensor, a tray that never settles) and
+error (the camera stopped). It owns the order of things and nothing else: the camera,
+the reader, the table session and the devices are handed to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import queue
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from tidetower.engine.dice import Die, DieError, DieKind, Roll
+from tidetower.engine.rules import RollRecord, RuleError, Side
+from tidetower.engine.table import Table
+from tidetower.firmware.devices import TowerDevices, TowerState
+from tidetower.firmware.snapshots import Snapshots
+from tidetower.vision.reading import DieRead, Reading
+from tidetower.vision.settle import SettleWatch
+from tidetower.vision.sources import FrameSource, FrameSourceError
+
+Reader = Callable[[np.ndarray], Reading]
+
+
+@dataclass(frozen=True)
+class LoopTiming:
+    """How many still frames make a settled tray, and how long before giving up, in seconds."""
+
+    settle_frames: int = 5
+    clear_frames: int = 3
+    roll_timeout_s: float = 15.0
+    sensor_timeout_s: float = 5.0
+    frame_timeout_s: float = 2.0
+    frozen_frames: int = 50
+    """Byte-identical frames in a row that mean the camera froze (real sensors are noisy)."""
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Why the tower waits for the GM, and the reading it could not finish."""
+
+    kind: Literal["unreadable", "blocked", "unsettled", "refused"]
+    reason: str
+    reading: Reading | None = None
+
+
+class ReadLoop:
+    """Drives one tower: call `step()` per frame, or `run()` until stopped."""
+
+    def __init__(self, source: FrameSource, table: Table, reader: Reader,
+                 devices: TowerDevices, watch: SettleWatch, timing: LoopTiming | None = None,
+                 snapshots: Snapshots | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.source, self.table, self.reader, self.devices = source, table, reader, devices
+        self.watch, self.snapshots = watch, snapshots
+        self.timing = timing or LoopTiming()
+        self.clock = clock or getattr(source, "clock", None) or time.monotonic
+        self.state = TowerState.IDLE
+        self.attention: Attention | None = None
+        self.error: str | None = None
+        self.on_roll: list[Callable[[RollRecord, Reading], None]] = []
+        self.on_state: list[Callable[[TowerState], None]] = []
+        self._commands: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._dropped = threading.Event()
+        self._since = self.clock()
+        self._frame: np.ndarray | None = None
+        self._before_error = TowerState.IDLE
+        self._blocked_since: float | None = None
+        self._same_frames = (0, 0)  # (checksum, how many in a row)
+        self._wire_devices()
+        self._enter(TowerState.IDLE)
+
+    def _wire_devices(self) -> None:
+        sensor = self.devices.drop_sensor
+        if sensor is not None:
+            sensor.when_activated = self._dropped.set
+        self.devices.on_press("reread", lambda: self.post(self.reread))
+        self.devices.on_press("undo", lambda: self.post(self._undo))
+        self.devices.on_press("side_a", lambda: self.post(lambda: self._side("a")))
+        self.devices.on_press("side_b", lambda: self.post(lambda: self._side("b")))
+        self.devices.on_press("link", lambda: self.post(self._toggle_link))
+
+    # -- commands from buttons, the CLI and MQTT, run on the loop's own thread --------------
+
+    def post(self, command: Callable[[], None]) -> None:
+        """Queue a command for the loop thread (safe to call from any thread)."""
+        self._commands.put(command)
+
+    def reread(self) -> None:
+        """Read the settled tray again: after a result this replaces the roll just recorded."""
+        if self.state is TowerState.WAITING_FOR_CLEAR and self.table.state.last is not None:
+            self.table.undo()
+        if self.state in (TowerState.WAITING_FOR_CLEAR, TowerState.NEEDS_ATTENTION):
+            self._enter(TowerState.READING)
+
+    def rethrow(self) -> None:
+        """Forget the pending reading: the dice are to be picked up and thrown again."""
+        if self.state is TowerState.NEEDS_ATTENTION:
+            self._enter(TowerState.WAITING_FOR_CLEAR)
+
+    def enter_die(self, index: int, value: int, die: str = "d6") -> None:
+        """The GM says what unreadable die `index` shows; when none is left the roll counts."""
+        if self.attention is None or self.attention.reading is None:
+            raise RuleError("no reading is waiting for a die to be entered")
+        reading = self.attention.reading
+        if not 0 <= index < len(reading.unreadable):
+            raise RuleError(f"unreadable die {index} does not exist: "
+                            f"there are {len(reading.unreadable)}")
+        Die(DieKind.parse(die), value)  # refuse an impossible face before changing anything
+        entered = DieRead(die, value, reading.unreadable[index].box, 1.0)
+        rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
+        completed = Reading((*reading.dice, entered), rest, reading.ms)
+        self.attention = dataclasses.replace(self.attention, reading=completed)
+        if not rest:
+            self._record(completed)
+
+    def _undo(self) -> None:
+        with contextlib.suppress(RuleError):  # nothing to undo: the press changes nothing
+            self.table.undo()
+
+    def _side(self, side: Side) -> None:
+        self.table.declare(dataclasses.replace(self.table.state.declared, side=side))
+
+    def _toggle_link(self) -> None:
+        declared = self.table.state.declared
+        self.table.declare(dataclasses.replace(declared, tide_linked=not declared.tide_linked))
+
+    # -- the frame-by-frame state machine ---------------------------------------------------
+
+    def step(self) -> TowerState:
+        """Take one frame (or notice there is none) and move the state machine on."""
+        while not self._commands.empty():
+            self._commands.get_nowait()()
+        try:
+            frame = self.source.read(timeout=self.timing.frame_timeout_s)
+            self._check_frozen(frame)
+        except FrameSourceError as error:
+            self._camera_failed(str(error))
+            return self.state
+        self._watch_sensor()
+        if self.state is TowerState.ERROR:
+            self._camera_back()
+        self._frame = frame
+        moved = self.watch.update(frame)
+        HANDLERS[self.state](self, frame, moved)
+        return self.state
+
+    def run(self, rolls: int | None = None, stop: threading.Event | None = None) -> None:
+        """Step until `stop` is set or `rolls` rolls have been recorded."""
+        done = len(self.table.state.history) + rolls if rolls is not None else None
+        while not (stop and stop.is_set()):
+            self.step()
+            if done is not None and len(self.table.state.history) >= done \
+                    and self.state is not TowerState.RESULT:
+                return
+
+    def _check_frozen(self, frame: np.ndarray) -> None:
+        """Raise FrameSourceError when the camera keeps handing over the very same frame."""
+        checksum = zlib.crc32(np.ascontiguousarray(frame[::8, ::8]).tobytes())
+        same = self._same_frames[1] + 1 if checksum == self._same_frames[0] else 1
+        self._same_frames = (checksum, same)
+        if same >= self.timing.frozen_frames:
+            raise FrameSourceError(f"the camera froze: {same} identical frames in a row")
+
+    def _watch_sensor(self) -> None:
+        sensor = self.devices.drop_sensor
+        if sensor is None or not sensor.is_active:
+            self._blocked_since = None
+        elif self._blocked_since is None:
+            self._blocked_since = self.clock()
+
+    def _sensor_blocked(self) -> bool:
+        """True while dice are still passing the beam; attention if it stays blocked."""
+        if self._blocked_since is None:
+            return False
+        if self.clock() - self._blocked_since > self.timing.sensor_timeout_s:
+            self._needs_attention("blocked", "the drop sensor stays blocked: "
+                                  "is a die stuck in the tower?")
+        return True
+
+    def _enter(self, state: TowerState) -> None:
+        self.state = state
+        self._since = self.clock()
+        self.devices.show(state)
+        self.devices.light_tray(state is TowerState.READING)
+        for listener in list(self.on_state):
+            listener(state)
+
+    def _elapsed(self) -> float:
+        return self.clock() - self._since
+
+    def _camera_failed(self, why: str) -> None:
+        self.error = why
+        if self.state is not TowerState.ERROR:
+            self._before_error = self.state
+            self._enter(TowerState.ERROR)
+
+    def _camera_back(self) -> None:
+        self.error = None
+        resume = self._before_error
+        if resume in (TowerState.READING, TowerState.ROLLING):
+            resume = TowerState.SETTLING  # read only from a frame seen after the outage
+        self._enter(resume)
+
+    def _idle(self, frame: np.ndarray, moved: bool) -> None:
+        dropped = self._dropped.is_set()
+        self._dropped.clear()
+        if dropped or (self.devices.drop_sensor is None and moved):
+            self._enter(TowerState.ROLLING)
+
+    def _rolling(self, frame: np.ndarray, moved: bool) -> None:
+        if self._sensor_blocked():
+            return
+        if not moved:
+            self._enter(TowerState.SETTLING)
+        elif self._elapsed() > self.timing.roll_timeout_s:
+            self._needs_attention("unsettled", "the tray never settled")
+
+    def _settling(self, frame: np.ndarray, moved: bool) -> None:
+        if self._sensor_blocked():
+            return
+        if moved:
+            self._enter(TowerState.ROLLING)
+        elif self.watch.still_frames >= self.timing.settle_frames:
+            self._enter(TowerState.READING)
+            self._read(frame)
+
+    def _reading(self, frame: np.ndarray, moved: bool) -> None:
+        self._read(frame)
+
+    def _read(self, frame: np.ndarray) -> None:
+        """Read the settled tray once; an empty tray (a hand, not a throw) is no roll."""
+        reading = self.reader(frame)
+        if not reading.dice and not reading.unreadable:
+            self._enter(TowerState.IDLE)
+        elif reading.unreadable:
+            self._needs_attention("unreadable", f"{len(reading.unreadable)} die(s) could not "
+                                  "be read: " + "; ".join(u.reason for u in reading.unreadable),
+                                  reading)
+        else:
+            self._record(reading)
+
+    def _record(self, reading: Reading) -> None:
+        roll = Roll(tuple(Die(DieKind.parse(d.die), d.value) for d in reading.dice))
+        try:
+            record = self.table.record(roll)
+        except (RuleError, DieError) as error:
+            self._needs_attention("refused", f"the rules refuse this roll: {error}", reading)
+            return
+        self.attention = None
+        if self.snapshots is not None and self._frame is not None:
+            self.snapshots.keep_frame(record.id, self._frame)
+        self._enter(TowerState.RESULT)
+        for listener in list(self.on_roll):
+            listener(record, reading)
+        self._enter(TowerState.WAITING_FOR_CLEAR)
+
+    def _needs_attention(self, kind: Literal["unreadable", "blocked", "unsettled", "refused"],
+                         reason: str, reading: Reading | None = None) -> None:
+        self.attention = Attention(kind, reason, reading)
+        self._enter(TowerState.NEEDS_ATTENTION)
+
+    def _waiting(self, frame: np.ndarray, moved: bool) -> None:
+        """Back to idle once the tray has been still and empty for a few frames."""
+        if moved or self.watch.still_frames < self.timing.clear_frames:
+            return
+        if not self._tray_has_dice(frame):
+            self._dropped.clear()  # a hand that brushed the sensor is no throw
+            self._enter(TowerState.IDLE)
+
+    def _attention(self, frame: np.ndarray, moved: bool) -> None:
+        blocked = self.attention is not None and self.attention.kind == "blocked"
+        if blocked and self._blocked_since is None:
+            self.attention = None
+            self._enter(TowerState.SETTLING)  # unblocked: the dice below are still to be read
+
+    def _error(self, frame: np.ndarray, moved: bool) -> None:
+        """Only reached when frames are back; `step` already resumed."""
+
+    def _tray_has_dice(self, frame: np.ndarray) -> bool:
+        present = self.watch.anything_present(frame)
+        if present is not None:
+            return present
+        reading = self.reader(frame)
+        return bool(reading.dice or reading.unreadable)
+
+
+HANDLERS: dict[TowerState, Callable[[ReadLoop, np.ndarray, bool], None]] = {
+    TowerState.IDLE: ReadLoop._idle,
+    TowerState.ROLLING: ReadLoop._rolling,
+    TowerState.SETTLING: ReadLoop._settling,
+    TowerState.READING: ReadLoop._reading,
+    TowerState.RESULT: ReadLoop._waiting,
+    TowerState.WAITING_FOR_CLEAR: ReadLoop._waiting,
+    TowerState.NEEDS_ATTENTION: ReadLoop._attention,
+    TowerState.ERROR: ReadLoop._error,
+}
+

@@ -1,0 +1,111 @@
+"""`tidetower run`: the tower's main job, on a Pi or on simulated parts."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tidetower.engine.codec import dump
+from tidetower.engine.rules import RollRecord
+from tidetower.firmware.config import ConfigError, TowerConfig, load_config
+from tidetower.firmware.devices import TowerState
+from tidetower.firmware.terminal_bar import render_bar
+from tidetower.firmware.tower import Tower, sim_config
+from tidetower.vision.reading import Reading
+
+
+def roll_line(record: RollRecord, reading: Reading, tower: Tower) -> dict[str, Any]:
+    """One roll as a JSON-ready line: dice read, outcome, and the bar after it."""
+    return {
+        "roll": record.id, "seq": record.seq, "system": record.system,
+        "dice": [d.to_dict() for d in reading.dice],
+        "outcome": dump(record.outcome),
+        "tide": dump(tower.table.bar()),
+    }
+
+
+def _print_roll(record: RollRecord, reading: Reading, tower: Tower, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(roll_line(record, reading, tower)))
+        return
+    faces = " ".join(f"{d.die}={d.value}" for d in reading.dice)
+    click.echo(f"\n{record.id}  {faces}\n  {record.outcome.summary}")
+    click.echo(render_bar(tower.table.bar()))
+
+
+def _print_state(state: TowerState, tower: Tower, as_json: bool) -> None:
+    if as_json:
+        return
+    if state is TowerState.NEEDS_ATTENTION and tower.loop.attention is not None:
+        click.echo(f"  needs attention: {tower.loop.attention.reason}")
+    elif state is TowerState.ERROR:
+        click.echo(f"  error: {tower.loop.error}")
+
+
+def _load(config_path: Path | None, sim: bool, store: Path | None, system: str | None
+          ) -> TowerConfig:
+    if config_path is None and not sim:
+        raise click.UsageError("give --config PATH for a real tower, or --sim to simulate one")
+    try:
+        config = load_config(config_path) if config_path else sim_config(store, system or "tide")
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    if store is not None:
+        config.table.store = store
+    if system is not None:
+        config.table.system = system
+    return config
+
+
+def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    target = len(tower.table.state.history) + rolls if rolls is not None else None
+    period = 1.0 / 10 if realtime else 0.0
+    while not stop.is_set():
+        started = time.monotonic()
+        tower.step()
+        if target is not None and len(tower.table.state.history) >= target:
+            return
+        time.sleep(max(0.0, period - (time.monotonic() - started)))
+
+
+@click.command("run")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False,
+              path_type=Path), help="The tower's TOML config.")
+@click.option("--sim", is_flag=True, help="Simulate sensor, camera and dice: no hardware.")
+@click.option("--validate-config", is_flag=True, help="Check the config, print it, and exit.")
+@click.option("--rolls", type=click.IntRange(min=1), help="Stop after this many rolls.")
+@click.option("--json", "as_json", is_flag=True, help="Print each roll as one JSON line.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the simulation, to repeat it.")
+@click.option("--store", type=click.Path(dir_okay=False, path_type=Path),
+              help="Session store (overrides the config; --sim defaults to a fresh one).")
+@click.option("--system", help="Rule system (overrides the config).")
+@click.option("--realtime/--fast", default=None,
+              help="Pace the simulation at 10 frames a second (default: when on a terminal).")
+def run_command(config_path: Path | None, sim: bool, validate_config: bool, rolls: int | None,
+                as_json: bool, seed: int, store: Path | None, system: str | None,
+                realtime: bool | None) -> None:
+    """Run the tower: wait for a throw, read the dice once, resolve, show the bar."""
+    config = _load(config_path, sim, store, system)
+    if validate_config:
+        click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
+        click.echo("config OK", err=True)
+        return
+    with Tower(config, sim_seed=seed if sim else None) as tower:
+        tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
+        tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json))
+        if not as_json:
+            click.echo(f"Tide Tower · table {config.table.name} · system {config.table.system}"
+                       f" · session in {config.table.store}")
+            click.echo(render_bar(tower.table.bar()))
+        pace = realtime if realtime is not None else (sim and click.get_text_stream("stdout")
+                                                      .isatty() and not as_json)
+        _run(tower, rolls, bool(pace))

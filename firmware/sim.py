@@ -1,0 +1,96 @@
+"""The simulated table: a GM who declares rolls, players who throw and clear the tray."""
+
+from __future__ import annotations
+
+import numpy as np
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from tidetower.engine.rules import RollContext, RuleError
+from tidetower.firmware.devices import TowerState
+from tidetower.firmware.readloop import ReadLoop
+from tidetower.vision.sources.simulated import SimulatedSource
+from tidetower.vision.synth import SynthDie
+
+BEAM_PIN = 17
+
+
+class SimulatedTable:
+    """Plays the people at the table, one decision whenever the simulated tray is idle."""
+
+    def __init__(self, loop: ReadLoop, source: SimulatedSource, seed: int,
+                 factory: MockFactory | None, hand_chance: float = 0.2) -> None:
+        self.loop, self.source, self.table = loop, source, loop.table
+        self.rng = np.random.default_rng(seed + 1)
+        self.hand_chance = hand_chance
+        self.thrown: list[tuple[SynthDie, ...]] = []
+        self._opening: str | None = None
+        self._beam: MockPin | None = None
+        if factory is not None and loop.devices.drop_sensor is not None:
+            self._beam = factory.pin(BEAM_PIN)
+            source.on_drop = self._break_beam
+
+    def _break_beam(self, broken: bool) -> None:
+        assert self._beam is not None
+        # The break-beam receiver pulls its line low while a die is in the beam.
+        self._beam.drive_low() if broken else self._beam.drive_high()
+
+    def before_step(self) -> None:
+        """Act if the tray has nothing scheduled: throw, clear, fix, or just reach in."""
+        if not self.source.idle:
+            return
+        state = self.loop.state
+        if state is TowerState.IDLE:
+            self._idle_turn()
+        elif state is TowerState.WAITING_FOR_CLEAR:
+            self.source.wait(2)
+            self.source.reach_in()
+            self.source.wait(self.loop.timing.clear_frames + 2)
+        elif state is TowerState.NEEDS_ATTENTION:
+            self._gm_fixes()
+
+    def _idle_turn(self) -> None:
+        if self.rng.random() < self.hand_chance:
+            self.source.reach_in()  # a hand in the empty tray: must not become a roll
+            self.source.wait(3)
+            return
+        self._declare()
+        self.thrown.append(self.source.throw())
+
+    def _declare(self) -> None:
+        """Tide tables: alternate an opening throw for A and B's reply, both Tide-linked."""
+        if self.table.state.system != "tide":
+            return
+        if self.table.bar().routed is not None:
+            track = self.table.state.tracker.track
+            self.table.reset_tracker({"weight_a": track.weight_a, "weight_b": track.weight_b,
+                                      "size": track.size, "footing": track.footing})
+            self._opening = None
+        last = self.table.state.last
+        if self._opening is None or last is None or last.id != self._opening:
+            context = RollContext(actor="Side A", side="a", mode="tide", tide_linked=True)
+        else:
+            context = RollContext(actor="Side B", side="b", reply_to=self._opening)
+        self.table.declare(context)
+
+    def note_roll(self, roll_id: str) -> None:
+        """Remember an opening roll so the next throw can reply to it."""
+        record = self.table.state.roll(roll_id)
+        opening = record is not None and record.context.reply_to is None
+        self._opening = roll_id if opening else None
+
+    def _gm_fixes(self) -> None:
+        """The GM looks at the tray and types in what the camera could not read."""
+        attention = self.loop.attention
+        if attention is None or attention.reading is None or not attention.reading.unreadable:
+            self.loop.rethrow()
+            return
+        box = attention.reading.unreadable[0].box
+        truth = min(self.source.dice, key=lambda d: _distance(d.box, box))
+        try:
+            self.loop.enter_die(0, truth.value, truth.die)
+        except RuleError:
+            self.loop.rethrow()
+
+
+def _distance(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    return float((a[0] + a[2] - b[0] - b[2]) ** 2 + (a[1] + a[3] - b[1] - b[3]) ** 2)

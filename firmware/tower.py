@@ -1,0 +1,134 @@
+"""The tower put together: config → table → devices → camera → reader → read loop."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from tidetower.engine.table import Table
+from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
+from tidetower.firmware.devices import TowerDevices
+from tidetower.firmware.readloop import LoopTiming, ReadLoop
+from tidetower.firmware.sim import BEAM_PIN, SimulatedTable
+from tidetower.firmware.snapshots import Snapshots
+from tidetower.vision.calibrate import load_calibration
+from tidetower.vision.read import read_dice
+from tidetower.vision.reading import Reading
+from tidetower.vision.settings import Calibration
+from tidetower.vision.settle import SettleWatch
+from tidetower.vision.sources import FrameSource
+from tidetower.vision.sources.simulated import SimulatedSource
+
+SIM_PINS = PinsConfig(drop_sensor=BEAM_PIN, tray_light=27, status_red=5, status_green=6,
+                      status_blue=13, button_side_a=20, button_side_b=21, button_link=16,
+                      button_undo=19, button_reread=26)
+
+
+def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
+    """A tower with every part simulated, its session in `store` or a fresh temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="tidetower-sim-")) if store is None else store.parent
+    settings: dict[str, Any] = {}
+    if system == "tide":
+        settings = {"weight_a": 8, "weight_b": 8, "size": "skirmish"}
+    table = TableConfig(name="sim", system=system, settings=settings,
+                        store=store or folder / "session.db", snapshots=folder / "snapshots",
+                        snapshots_keep=50)
+    return TowerConfig(table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS)
+
+
+def open_camera(camera: CameraConfig, seed: int) -> FrameSource:
+    """The frame source the config names; picamera2 is imported only when chosen."""
+    if camera.source == "simulated":
+        return SimulatedSource(seed)
+    if camera.source == "replay":
+        from tidetower.vision.sources.replay import ReplaySource
+
+        if camera.path is None:
+            raise ValueError("camera.path is required for a replay source")
+        return ReplaySource(camera.path)
+    if camera.source == "webcam":
+        from tidetower.vision.sources.webcam import WebcamSource
+
+        return WebcamSource(camera.device, camera.size)
+    from tidetower.vision.sources.pi_camera import PiCameraSource
+
+    return PiCameraSource(**({"size": camera.size} if camera.size else {}))
+
+
+class Tower:
+    """One running tower; each init_* step builds one part, in the order a roll flows."""
+
+    def __init__(self, config: TowerConfig, sim_seed: int | None = None) -> None:
+        self.config = config
+        self.sim_seed = sim_seed
+        self.factory: MockFactory | None = None
+        self.table = self.init_table()
+        self.devices = self.init_devices()
+        self.camera = self.init_camera()
+        self.calibration = self.init_calibration()
+        self.loop = self.init_loop()
+        self.sim = self.init_simulation()
+
+    def init_table(self) -> Table:
+        """The table session, resumed from its store."""
+        table = self.config.table
+        return Table(table.store, table.system, table.settings)
+
+    def init_devices(self) -> TowerDevices:
+        """gpiozero devices; on mock pins when the tower is simulated."""
+        if self.sim_seed is not None:
+            self.factory = MockFactory(pin_class=MockPWMPin)
+        return TowerDevices(self.config.pins, pin_factory=self.factory)
+
+    def init_camera(self) -> FrameSource:
+        """The configured frame source."""
+        return open_camera(self.config.camera, self.sim_seed or 0)
+
+    def init_calibration(self) -> Calibration | None:
+        """The empty tray: from the simulated camera, or as `tidetower calibrate` stored it."""
+        if isinstance(self.camera, SimulatedSource):
+            return Calibration(background=self.camera.empty)
+        folder = self.config.camera.calibration
+        return load_calibration(folder) if folder is not None else None
+
+    def read(self, frame: Any) -> Reading:
+        """Read one settled frame with this tower's calibration."""
+        return read_dice(frame, self.calibration)
+
+    def init_loop(self) -> ReadLoop:
+        """The read loop over the camera, table and devices."""
+        timing = LoopTiming(**self.config.loop.model_dump(),
+                            frame_timeout_s=self.config.camera.frame_timeout_s)
+        background = self.calibration.background if self.calibration else None
+        snapshots = Snapshots(self.config.table.snapshots, self.config.table.snapshots_keep)
+        return ReadLoop(self.camera, self.table, self.read, self.devices,
+                        SettleWatch(empty_tray=background), timing, snapshots)
+
+    def init_simulation(self) -> SimulatedTable | None:
+        """The simulated people at the table, when the tower is simulated."""
+        if not isinstance(self.camera, SimulatedSource):
+            return None
+        sim = SimulatedTable(self.loop, self.camera, self.sim_seed or 0, self.factory)
+        self.loop.on_roll.append(lambda record, _reading: sim.note_roll(record.id))
+        return sim
+
+    def step(self) -> None:
+        """One frame of the tower (and of the simulated table, if any)."""
+        if self.sim is not None:
+            self.sim.before_step()
+        self.loop.step()
+
+    def close(self) -> None:
+        """Release the camera, the pins and the store."""
+        self.camera.close()
+        self.devices.close()
+        self.table.close()
+
+    def __enter__(self) -> Tower:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

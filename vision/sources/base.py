@@ -1,0 +1,85 @@
+"""The frame-source interface: frames in, nothing else, swappable like gpiozero's pin factories."""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from abc import ABC, abstractmethod
+from types import TracebackType
+
+import numpy as np
+
+
+class FrameSourceError(RuntimeError):
+    """The camera cannot give a frame now: unplugged, stalled, or the file is broken."""
+
+
+class FrameTimeout(FrameSourceError):
+    """No frame arrived in time: the camera has stopped or frozen."""
+
+
+class SourceExhausted(FrameSourceError):
+    """A finite source (a replayed folder or video) has no more frames."""
+
+
+class FrameSource(ABC):
+    """Gives BGR frames of the tray, one per `read()`, until closed."""
+
+    closed: bool = False
+
+    @abstractmethod
+    def read(self, timeout: float | None = None) -> np.ndarray:
+        """The next frame; FrameSourceError if there is none within `timeout` seconds."""
+
+    def close(self) -> None:
+        """Release the camera or file."""
+        self.closed = True
+
+    def __enter__(self) -> FrameSource:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+
+class ThreadedSource(FrameSource):
+    """A source whose driver blocks: a thread grabs frames so `read` can time out."""
+
+    def __init__(self) -> None:
+        self._frames: queue.Queue[np.ndarray | BaseException] = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=type(self).__name__, daemon=True)
+        self._thread.start()
+
+    @abstractmethod
+    def grab(self) -> np.ndarray:
+        """Block until the driver delivers the next frame (runs on the grabbing thread)."""
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                item: np.ndarray | BaseException = self.grab()
+            except Exception as error:  # handed to the reader, who decides what it means
+                item = error
+            self._offer(item)
+
+    def _offer(self, item: np.ndarray | BaseException) -> None:
+        """Keep only the newest frame: a slow reader sees the tray as it is now."""
+        with contextlib.suppress(queue.Empty):
+            self._frames.get_nowait()
+        self._frames.put(item)
+
+    def read(self, timeout: float | None = None) -> np.ndarray:
+        try:
+            item = self._frames.get(timeout=timeout)
+        except queue.Empty:
+            raise FrameTimeout(f"no frame from {type(self).__name__} in {timeout} s") from None
+        if isinstance(item, BaseException):
+            raise FrameSourceError(f"{type(self).__name__}: {item}") from item
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+        super().close()

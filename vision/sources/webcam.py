@@ -1,0 +1,35 @@
+"""A USB webcam through OpenCV's VideoCapture."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from tidetower.vision.sources.base import FrameSourceError, ThreadedSource
+
+
+class WebcamSource(ThreadedSource):
+    """Frames from a V4L2/UVC camera; exposure is locked when the driver allows it."""
+
+    def __init__(self, device: int | str = 0, size: tuple[int, int] | None = None,
+                 exposure: float | None = None) -> None:
+        self._capture = cv2.VideoCapture(device)
+        if not self._capture.isOpened():
+            raise FrameSourceError(f"cannot open webcam {device!r}")
+        if size is not None:
+            self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+            self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        if exposure is not None:
+            self._capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2: 1 = manual
+            self._capture.set(cv2.CAP_PROP_EXPOSURE, exposure)
+        super().__init__()
+
+    def grab(self) -> np.ndarray:
+        ok, frame = self._capture.read()
+        if not ok or frame is None:
+            raise FrameSourceError("webcam returned no frame")
+        return np.asarray(frame)
+
+    def close(self) -> None:
+        super().close()
+        self._capture.release()
