@@ -6,6 +6,7 @@ writes it to the store, and only then makes it current.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -29,6 +30,8 @@ class Table:
             loaded = pure.new_session(uuid.uuid4().hex[:8], system, settings)
             self.store.save(loaded)
         self.state: SessionState = loaded
+        # The read loop, buttons and MQTT commands change the session from their own threads.
+        self.lock = threading.RLock()
         # Called after every saved change, e.g. to wake the MQTT publisher.
         self.listeners: list[Callable[[OutboxEvent], None]] = []
 
@@ -48,28 +51,33 @@ class Table:
 
     def declare(self, context: RollContext) -> None:
         """Declare the next roll."""
-        self._commit(pure.declare(self.state, context))
+        with self.lock:
+            self._commit(pure.declare(self.state, context))
 
     def record(self, roll: Roll, context: RollContext | None = None) -> RollRecord:
         """Resolve and keep a roll; returns its record."""
-        state, record = pure.record_roll(self.state, roll, context)
-        self._commit(state, "roll", record)
-        return record
+        with self.lock:
+            state, record = pure.record_roll(self.state, roll, context)
+            self._commit(state, "roll", record)
+            return record
 
     def undo(self) -> RollRecord:
         """Take back the last roll; returns the roll taken back."""
-        state, record = pure.undo(self.state)
-        self._commit(state, "undo", record)
-        return record
+        with self.lock:
+            state, record = pure.undo(self.state)
+            self._commit(state, "undo", record)
+            return record
 
     def reset_tracker(self, settings: Mapping[str, JSONValue]) -> None:
         """Set up the active system's tracker afresh."""
-        self._commit(pure.reset_tracker(self.state, settings))
+        with self.lock:
+            self._commit(pure.reset_tracker(self.state, settings))
 
     def switch_system(self, system: str,
                       settings: Mapping[str, JSONValue] | None = None) -> None:
         """Change the rule system the table plays."""
-        self._commit(pure.switch_system(self.state, system, settings))
+        with self.lock:
+            self._commit(pure.switch_system(self.state, system, settings))
 
     def bar(self) -> BarState:
         """The active tracker as the LED bar shows it."""

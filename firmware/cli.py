@@ -48,3 +48,7 @@ class LazyGroup(click.Group):
 @click.version_option(_version(), "--version", prog_name="tidetower")
 def main() -> None:
     """Tide Tower: a dice tower that reads real dice and moves the Tide."""
+
+
+if __name__ == "__main__":
+    main()

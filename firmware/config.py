@@ -6,7 +6,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tidetower.engine.rules import RuleError
+from tidetower.engine.systems import get_system
 
 BcmPin = int
 
@@ -26,6 +29,15 @@ class TableConfig(Section):
     store: Path = Path("/var/lib/tidetower/session.db")
     snapshots: Path = Path("/var/lib/tidetower/snapshots")
     snapshots_keep: int = Field(500, ge=0)
+
+    @model_validator(mode="after")
+    def _system_accepts_settings(self) -> TableConfig:
+        """The rule system exists and takes these settings (checked at start, not mid-game)."""
+        try:
+            get_system(self.system).initial_state(self.settings)
+        except RuleError as error:
+            raise ValueError(str(error)) from None
+        return self
 
 
 class CameraConfig(Section):

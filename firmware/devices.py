@@ -94,6 +94,11 @@ class TowerDevices:
         if self.tray_light is not None:
             self.tray_light.value = 1.0 if on else 0.0
 
+    def tip_tray(self, tipped: bool) -> None:
+        """Tip the tray to pour the dice out, or set it level again, if a servo is fitted."""
+        if self.servo is not None:
+            self.servo.angle = self.servo.max_angle if tipped else self.servo.min_angle
+
     def show(self, state: TowerState) -> None:
         """Show the state on the status LED, if fitted."""
         if self.status is not None:

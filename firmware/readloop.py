@@ -98,10 +98,16 @@ class ReadLoop:
 
     def reread(self) -> None:
         """Read the settled tray again: after a result this replaces the roll just recorded."""
-        if self.state is TowerState.WAITING_FOR_CLEAR and self.table.state.last is not None:
+        after_result = self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR)
+        if after_result and self.table.state.last is not None:
             self.table.undo()
-        if self.state in (TowerState.WAITING_FOR_CLEAR, TowerState.NEEDS_ATTENTION):
+        if after_result or self.state is TowerState.NEEDS_ATTENTION:
             self._enter(TowerState.READING)
+
+    def clear_tray(self) -> None:
+        """Tip the tray clear with the servo (if fitted); it levels again once the tray is empty."""
+        if self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR):
+            self.devices.tip_tray(True)
 
     def rethrow(self) -> None:
         """Forget the pending reading: the dice are to be picked up and thrown again."""
@@ -156,12 +162,11 @@ class ReadLoop:
         return self.state
 
     def run(self, rolls: int | None = None, stop: threading.Event | None = None) -> None:
-        """Step until `stop` is set or `rolls` rolls have been recorded."""
-        done = len(self.table.state.history) + rolls if rolls is not None else None
-        while not (stop and stop.is_set()):
+        """Step until `stop` is set or `rolls` more rolls have been recorded."""
+        target = len(self.table.state.history) + rolls if rolls is not None else None
+        while not (stop is not None and stop.is_set()):
             self.step()
-            if done is not None and len(self.table.state.history) >= done \
-                    and self.state is not TowerState.RESULT:
+            if target is not None and len(self.table.state.history) >= target:
                 return
 
     def _check_frozen(self, frame: np.ndarray) -> None:
@@ -263,12 +268,16 @@ class ReadLoop:
         self._enter(TowerState.RESULT)
         for listener in list(self.on_roll):
             listener(record, reading)
-        self._enter(TowerState.WAITING_FOR_CLEAR)
 
     def _needs_attention(self, kind: Literal["unreadable", "blocked", "unsettled", "refused"],
                          reason: str, reading: Reading | None = None) -> None:
         self.attention = Attention(kind, reason, reading)
         self._enter(TowerState.NEEDS_ATTENTION)
+
+    def _result(self, frame: np.ndarray, moved: bool) -> None:
+        """The result shows until someone reaches into the tray."""
+        if moved:
+            self._enter(TowerState.WAITING_FOR_CLEAR)
 
     def _waiting(self, frame: np.ndarray, moved: bool) -> None:
         """Back to idle once the tray has been still and empty for a few frames."""
@@ -276,6 +285,7 @@ class ReadLoop:
             return
         if not self._tray_has_dice(frame):
             self._dropped.clear()  # a hand that brushed the sensor is no throw
+            self.devices.tip_tray(False)
             self._enter(TowerState.IDLE)
 
     def _attention(self, frame: np.ndarray, moved: bool) -> None:
@@ -300,7 +310,7 @@ HANDLERS: dict[TowerState, Callable[[ReadLoop, np.ndarray, bool], None]] = {
     TowerState.ROLLING: ReadLoop._rolling,
     TowerState.SETTLING: ReadLoop._settling,
     TowerState.READING: ReadLoop._reading,
-    TowerState.RESULT: ReadLoop._waiting,
+    TowerState.RESULT: ReadLoop._result,
     TowerState.WAITING_FOR_CLEAR: ReadLoop._waiting,
     TowerState.NEEDS_ATTENTION: ReadLoop._attention,
     TowerState.ERROR: ReadLoop._error,

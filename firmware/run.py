@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -106,6 +107,6 @@ def run_command(config_path: Path | None, sim: bool, validate_config: bool, roll
             click.echo(f"Tide Tower · table {config.table.name} · system {config.table.system}"
                        f" · session in {config.table.store}")
             click.echo(render_bar(tower.table.bar()))
-        pace = realtime if realtime is not None else (sim and click.get_text_stream("stdout")
-                                                      .isatty() and not as_json)
-        _run(tower, rolls, bool(pace))
+        if realtime is None:
+            realtime = sim and not as_json and sys.stdout.isatty()
+        _run(tower, rolls, realtime)

@@ -23,6 +23,8 @@ class SimulatedTable:
         self.rng = np.random.default_rng(seed + 1)
         self.hand_chance = hand_chance
         self.thrown: list[tuple[SynthDie, ...]] = []
+        self.hands_in_empty_tray = 0
+        self.gm_fixes = 0
         self._opening: str | None = None
         self._beam: MockPin | None = None
         if factory is not None and loop.devices.drop_sensor is not None:
@@ -41,7 +43,7 @@ class SimulatedTable:
         state = self.loop.state
         if state is TowerState.IDLE:
             self._idle_turn()
-        elif state is TowerState.WAITING_FOR_CLEAR:
+        elif state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR):
             self.source.wait(2)
             self.source.reach_in()
             self.source.wait(self.loop.timing.clear_frames + 2)
@@ -51,6 +53,7 @@ class SimulatedTable:
     def _idle_turn(self) -> None:
         if self.rng.random() < self.hand_chance:
             self.source.reach_in()  # a hand in the empty tray: must not become a roll
+            self.hands_in_empty_tray += 1
             self.source.wait(3)
             return
         self._declare()
@@ -84,6 +87,7 @@ class SimulatedTable:
         if attention is None or attention.reading is None or not attention.reading.unreadable:
             self.loop.rethrow()
             return
+        self.gm_fixes += 1
         box = attention.reading.unreadable[0].box
         truth = min(self.source.dice, key=lambda d: _distance(d.box, box))
         try:

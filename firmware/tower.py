@@ -55,7 +55,7 @@ def open_camera(camera: CameraConfig, seed: int) -> FrameSource:
         return WebcamSource(camera.device, camera.size)
     from tidetower.vision.sources.pi_camera import PiCameraSource
 
-    return PiCameraSource(**({"size": camera.size} if camera.size else {}))
+    return PiCameraSource(size=camera.size) if camera.size else PiCameraSource()
 
 
 class Tower:

@@ -23,7 +23,7 @@ class CalibrationError(ValueError):
 def capture_background(source: FrameSource, frames: int = 9) -> np.ndarray:
     """The empty tray as the per-pixel median of several frames: noise and flicker removed."""
     stack = np.stack([source.read(timeout=5.0) for _ in range(frames)])
-    return np.median(stack, axis=0).astype(np.uint8)
+    return np.asarray(np.median(stack, axis=0), dtype=np.uint8)
 
 
 def find_tray(background: np.ndarray) -> tuple[float, float, float, float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import cv2
 import numpy as np
@@ -63,14 +64,14 @@ class SimulatedSource(FrameSource):
         self._script.append(lambda: self._drop(False))
         for step in range(self.settings.fall_frames):
             amplitude = 60.0 * (1 - step / self.settings.fall_frames)
-            self._script.append(lambda a=amplitude: self._tumble(tray.image, a))
-        self._script.append(lambda: self._settle(tray.image, tray.dice))
+            self._script.append(partial(self._tumble, tray.image, amplitude))
+        self._script.append(partial(self._settle, tray.image, tray.dice))
         return tray.dice
 
     def reach_in(self, clear: bool = True) -> None:
         """Schedule a hand reaching in and taking every die out (or leaving them, if not clear)."""
         for step in range(self.settings.hand_frames):
-            self._script.append(lambda s=step: self._hand(s))
+            self._script.append(partial(self._hand, step))
         if clear:
             self._script.append(lambda: self._settle(self.empty, ()))
 
@@ -93,7 +94,7 @@ class SimulatedSource(FrameSource):
 
     def _with_noise(self, image: np.ndarray) -> np.ndarray:
         noise = self._noise[self.frame_index % len(self._noise)]
-        return np.clip(image.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+        return np.asarray(np.clip(image.astype(np.int16) + noise, 0, 255), dtype=np.uint8)
 
     def _still(self) -> np.ndarray:
         return self._with_noise(self.scene)
@@ -106,9 +107,10 @@ class SimulatedSource(FrameSource):
     def _tumble(self, landed: np.ndarray, amplitude: float) -> np.ndarray:
         """Dice still moving: the landed picture shaken and smeared by motion."""
         dx, dy = self._rng.uniform(-amplitude, amplitude, 2)
-        shift = np.float32([[1, 0, dx], [0, 1, dy]])
-        moved = cv2.warpAffine(landed, shift, landed.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-        return self._with_noise(cv2.blur(moved, (9, 3)))
+        shift = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
+        size = (landed.shape[1], landed.shape[0])
+        moved = cv2.warpAffine(landed, shift, size, borderMode=cv2.BORDER_REPLICATE)
+        return self._with_noise(np.asarray(cv2.blur(moved, (9, 3))))
 
     def _settle(self, image: np.ndarray, dice: tuple[SynthDie, ...]) -> np.ndarray:
         self.scene, self.dice = image, dice

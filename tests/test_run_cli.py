@@ -1,0 +1,72 @@
+"""`tidetower run --sim` as scripts and CI use it, and a kill -9 in the middle of it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tidetower.engine.table import Table
+from tidetower.firmware.cli import main
+
+RUN = [sys.executable, "-m", "tidetower.firmware.cli"]
+
+
+def _rolls(output: str) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def test_sim_prints_one_json_line_per_roll_and_repeats_with_a_seed(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = ["run", "--sim", "--rolls", "4", "--json", "--seed", "5", "--fast"]
+    first = runner.invoke(main, [*args, "--store", str(tmp_path / "a.db")])
+    assert first.exit_code == 0, first.output
+    rolls = _rolls(first.output)
+    assert [r["seq"] for r in rolls] == [1, 2, 3, 4]
+    for roll in rolls:
+        assert roll["dice"] and all(d["die"] == "d6" for d in roll["dice"])
+        assert {"summary", "facts", "motions"} <= set(roll["outcome"])
+        assert 0 <= roll["tide"]["position"] <= roll["tide"]["high"]
+    again = _rolls(runner.invoke(main, [*args, "--store", str(tmp_path / "b.db")]).output)
+    assert [_story(r) for r in again] == [_story(r) for r in rolls]
+
+
+def _story(roll: dict) -> tuple:  # type: ignore[type-arg]
+    """What a repeat must reproduce (roll ids name the session, which is new each time)."""
+    return roll["dice"], roll["outcome"]["summary"], roll["tide"]
+
+
+def test_sim_draws_the_bar_for_people(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "2", "--fast",
+                                       "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 0, result.output
+    assert "A collapse" in result.output and "B collapse" in result.output
+
+
+def test_run_needs_a_config_or_sim() -> None:
+    result = CliRunner().invoke(main, ["run"])
+    assert result.exit_code != 0
+    assert "--config" in result.output and "--sim" in result.output
+
+
+def test_a_kill_mid_roll_loses_no_earlier_roll(tmp_path: Path) -> None:
+    store = tmp_path / "session.db"
+    cmd = [*RUN, "run", "--sim", "--json", "--fast", "--seed", "2", "--store", str(store)]
+    tower = subprocess.Popen([*cmd, "--rolls", "1000"], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert tower.stdout is not None
+    announced = [json.loads(tower.stdout.readline())["roll"] for _ in range(6)]
+    os.kill(tower.pid, signal.SIGKILL)
+    tower.wait()
+    with Table(store) as table:
+        kept = [r.id for r in table.state.history]
+    assert kept[: len(announced)] == announced
+    restarted = subprocess.run([*cmd, "--rolls", "2"], capture_output=True, text=True,
+                               timeout=120, check=True)
+    more = _rolls(restarted.stdout)
+    assert [r["seq"] for r in more] == [len(kept) + 1, len(kept) + 2]
