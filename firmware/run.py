@@ -20,6 +20,12 @@ from tidetower.firmware.terminal_bar import render_bar
 from tidetower.firmware.tower import Tower, sim_config
 from tidetower.vision.reading import Reading
 
+STATE_LINES = {
+    TowerState.ROLLING: "\n· dice dropping",
+    TowerState.READING: "· settled: reading the tray",
+    TowerState.IDLE: "· tray clear: ready for the next throw",
+}
+
 
 def roll_line(record: RollRecord, reading: Reading, tower: Tower) -> dict[str, Any]:
     """One roll as a JSON-ready line: dice read, outcome, and the bar after it."""
@@ -40,10 +46,14 @@ def _print_roll(record: RollRecord, reading: Reading, tower: Tower, as_json: boo
     click.echo(render_bar(tower.table.bar()))
 
 
-def _print_state(state: TowerState, tower: Tower, as_json: bool) -> None:
+def _print_state(state: TowerState, tower: Tower, as_json: bool, shown: list[str]) -> None:
     if as_json:
         return
-    if state is TowerState.NEEDS_ATTENTION and tower.loop.attention is not None:
+    if state in STATE_LINES:
+        if shown[-1:] != [STATE_LINES[state]]:  # a bounce back to rolling is the same throw
+            click.echo(STATE_LINES[state])
+        shown[:] = [STATE_LINES[state]]
+    elif state is TowerState.NEEDS_ATTENTION and tower.loop.attention is not None:
         click.echo(f"  needs attention: {tower.loop.attention.reason}")
     elif state is TowerState.ERROR:
         click.echo(f"  error: {tower.loop.error}")
@@ -102,7 +112,8 @@ def run_command(config_path: Path | None, sim: bool, validate_config: bool, roll
         return
     with Tower(config, sim_seed=seed if sim else None) as tower:
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
-        tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json))
+        shown: list[str] = []
+        tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown))
         if not as_json:
             click.echo(f"Tide Tower · table {config.table.name} · system {config.table.system}"
                        f" · session in {config.table.store}")

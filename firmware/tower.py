@@ -36,7 +36,8 @@ def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
     table = TableConfig(name="sim", system=system, settings=settings,
                         store=store or folder / "session.db", snapshots=folder / "snapshots",
                         snapshots_keep=50)
-    return TowerConfig(table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS)
+    return TowerConfig(table=table, camera=CameraConfig(source="simulated"),
+                       pins=SIM_PINS.model_copy())
 
 
 def open_camera(camera: CameraConfig, seed: int) -> FrameSource:
@@ -125,6 +126,8 @@ class Tower:
         """Release the camera, the pins and the store."""
         self.camera.close()
         self.devices.close()
+        if self.factory is not None:
+            self.factory.reset()  # mock pins are shared process-wide: leave none driven
         self.table.close()
 
     def __enter__(self) -> Tower:

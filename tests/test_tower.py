@@ -6,11 +6,14 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from tidetower.engine.dice import DieError
+from tidetower.engine.rules import RuleError
 from tidetower.engine.table import Table
 from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices, TowerState
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
@@ -18,8 +21,9 @@ from tidetower.firmware.tower import SIM_PINS, Tower, sim_config
 from tidetower.vision.read import read_dice
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
-from tidetower.vision.sources import FrameSourceError, ThreadedSource
+from tidetower.vision.sources import FrameSource, FrameSourceError, FrameTimeout, ThreadedSource
 from tidetower.vision.sources.simulated import SimulatedSource
+from tidetower.vision.synth import TraySpec, render_tray
 
 BEAM = SIM_PINS.drop_sensor
 
@@ -28,6 +32,7 @@ BEAM = SIM_PINS.drop_sensor
 def factory() -> Iterator[MockFactory]:
     """Fresh mock pins for every test, and no pin factory left behind."""
     pins = MockFactory(pin_class=MockPWMPin)
+    pins.reset()  # mock pins live on the class, shared by every factory: start clean
     yield pins
     pins.reset()
     Device.pin_factory = None
@@ -155,7 +160,9 @@ def test_a_stalled_camera_times_out_to_error_and_recovers(
     loop.source = camera
     _steps(loop, 3)
     camera.flowing.clear()
-    camera.read(timeout=0.5)  # drain what the grabber already holds
+    with pytest.raises(FrameTimeout):  # drain what the grabber took before it stalled
+        for _ in range(3):
+            camera.read(timeout=0.3)
     assert loop.step() is TowerState.ERROR
     assert "no frame" in (loop.error or "")
     camera.flowing.set()
@@ -180,7 +187,7 @@ def test_a_blocked_sensor_needs_attention_then_reads(tmp_path: Path, factory: Mo
     beam.drive_low()  # a die wedged in the beam
     thrown = source.throw(2)
     states = _steps(loop, 40)  # 4 simulated seconds at 10 frames a second
-    assert states[-1] is TowerState.NEEDS_ATTENTION
+    assert states[-1] is TowerState.NEEDS_ATTENTION, states
     assert loop.attention is not None and "blocked" in loop.attention.reason
     assert loop.table.state.history == ()
     beam.drive_high()
@@ -194,3 +201,65 @@ def test_camera_errors_name_the_source() -> None:
     source.failing = "lens cap on"
     with pytest.raises(FrameSourceError, match="lens cap"):
         source.read()
+
+
+class Frames(FrameSource):
+    """Frames from a list, the last one repeating: a camera over a tray nobody touches."""
+
+    def __init__(self, *frames: np.ndarray) -> None:
+        self.frames = list(frames)
+
+    def read(self, timeout: float | None = None) -> np.ndarray:
+        return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
+
+
+def _half_out_of_frame() -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """An empty tray and a tray whose first die the frame edge cuts in half."""
+    spec = TraySpec(size=(640, 480), count=(3, 3), blur=0, noise=0)
+    tray = render_tray(0, spec, floor_seed=1)
+    empty = render_tray(0, TraySpec(size=(640, 480), count=(0, 0), blur=0, noise=0),
+                        floor_seed=1).image
+    x0, _, x1, _ = tray.dice[0].box
+    cut = int((x0 + x1) / 2 * 640)
+    crop = (slice(None), slice(cut, None)) if cut < 320 else (slice(None), slice(None, cut))
+    frames = [cv2.resize(image[crop], (640, 480)) for image in (empty, tray.image)]
+    return frames[0], frames[1], tuple(d.value for d in tray.dice)
+
+
+def test_an_unreadable_die_waits_for_the_gm_to_enter_it(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    empty, cut, truth = _half_out_of_frame()
+    source = Frames(*[empty] * 3, *[cut] * 2)
+    devices = TowerDevices(SIM_PINS, pin_factory=factory)
+    loop = ReadLoop(source, Table(tmp_path / "s.db"), read_dice, devices, SettleWatch())
+    _steps(loop, 3)
+    factory.pin(BEAM).drive_low()
+    loop.step()
+    factory.pin(BEAM).drive_high()
+    _steps(loop, 10)
+    assert loop.state is TowerState.NEEDS_ATTENTION
+    assert loop.attention is not None and loop.attention.reading is not None
+    assert "half out of frame" in loop.attention.reason
+    assert loop.table.state.history == ()  # nothing guessed
+    with pytest.raises(DieError, match="cannot show 7"):
+        loop.enter_die(0, 7)
+    with pytest.raises(RuleError, match="does not exist"):
+        loop.enter_die(5, 3)
+    assert loop.table.state.history == ()
+    loop.enter_die(0, truth[0])
+    assert loop.state is TowerState.RESULT
+    faces = sorted(d.face for d in loop.table.state.history[0].roll.dice)
+    assert faces == sorted(truth)
+
+
+def test_reread_after_a_result_replaces_the_roll(tmp_path: Path, factory: MockFactory) -> None:
+    loop = _loop(tmp_path, factory, SimulatedSource(seed=4))
+    _throw_by_hand(loop, factory, count=2)
+    _steps(loop, 20)
+    first = loop.table.state.history[-1]
+    loop.post(loop.reread)
+    _steps(loop, 2)
+    history = loop.table.state.history
+    assert len(history) == 1 and history[0].id != first.id
+    assert [d.face for d in history[0].roll.dice] == [d.face for d in first.roll.dice]
