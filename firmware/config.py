@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from tidetower.engine.rules import RuleError
 from tidetower.engine.systems import get_system
+from tidetower.mqtt.settings import MqttSettings
 
 BcmPin = int
 
@@ -84,6 +85,7 @@ class TowerConfig(Section):
     camera: CameraConfig
     pins: PinsConfig = Field(default_factory=PinsConfig)
     loop: LoopConfig = Field(default_factory=LoopConfig)
+    mqtt: MqttSettings = Field(default_factory=MqttSettings)
 
 
 class ConfigError(ValueError):

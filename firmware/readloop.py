@@ -70,6 +70,9 @@ class ReadLoop:
         self.error: str | None = None
         self.on_roll: list[Callable[[RollRecord, Reading], None]] = []
         self.on_state: list[Callable[[TowerState], None]] = []
+        self.before_record: list[Callable[[Reading], None]] = []  # e.g. announce "new" on MQTT
+        # step() runs on the loop thread; MQTT commands call reread/enter_die from theirs.
+        self._lock = threading.RLock()
         self._commands: queue.Queue[Callable[[], None]] = queue.Queue()
         self._dropped = threading.Event()
         self._since = self.clock()
@@ -98,10 +101,12 @@ class ReadLoop:
 
     def reread(self) -> None:
         """Read the settled tray again: after a result this replaces the roll just recorded."""
-        after_result = self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR)
-        if after_result and self.table.state.last is not None:
-            self.table.undo()
-        if after_result or self.state is TowerState.NEEDS_ATTENTION:
+        with self._lock:
+            after_result = self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR)
+            if not after_result and self.state is not TowerState.NEEDS_ATTENTION:
+                raise RuleError(f"nothing to re-read: the tower is {self.state.value}")
+            if after_result and self.table.state.last is not None:
+                self.table.undo()
             self._enter(TowerState.READING)
 
     def clear_tray(self) -> None:
@@ -114,8 +119,12 @@ class ReadLoop:
         if self.state is TowerState.NEEDS_ATTENTION:
             self._enter(TowerState.WAITING_FOR_CLEAR)
 
-    def enter_die(self, index: int, value: int, die: str = "d6") -> None:
+    def enter_die(self, index: int, die: str, value: int) -> None:
         """The GM says what unreadable die `index` shows; when none is left the roll counts."""
+        with self._lock:
+            self._enter_die(index, die, value)
+
+    def _enter_die(self, index: int, die: str, value: int) -> None:
         if self.attention is None or self.attention.reading is None:
             raise RuleError("no reading is waiting for a die to be entered")
         reading = self.attention.reading
@@ -146,9 +155,20 @@ class ReadLoop:
     def step(self) -> TowerState:
         """Take one frame (or notice there is none) and move the state machine on."""
         while not self._commands.empty():
-            self._commands.get_nowait()()
+            with contextlib.suppress(RuleError, DieError):  # a button press that changes nothing
+                self._commands.get_nowait()()
         try:
             frame = self.source.read(timeout=self.timing.frame_timeout_s)
+        except FrameSourceError as error:
+            with self._lock:
+                self._camera_failed(str(error))
+            return self.state
+        with self._lock:
+            return self._advance(frame)
+
+    def _advance(self, frame: np.ndarray) -> TowerState:
+        """Move the state machine on with a new frame (under the loop's lock)."""
+        try:
             self._check_frozen(frame)
         except FrameSourceError as error:
             self._camera_failed(str(error))
@@ -257,6 +277,8 @@ class ReadLoop:
 
     def _record(self, reading: Reading) -> None:
         roll = Roll(tuple(Die(DieKind.parse(d.die), d.value) for d in reading.dice))
+        for announce in list(self.before_record):
+            announce(reading)
         try:
             record = self.table.record(roll)
         except (RuleError, DieError) as error:

@@ -7,6 +7,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,9 @@ from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.devices import TowerState
 from tidetower.firmware.terminal_bar import render_bar
 from tidetower.firmware.tower import Tower, sim_config
+from tidetower.mqtt.broker import BrokerStartError
+from tidetower.mqtt.options import apply_broker_options, broker_options
+from tidetower.mqtt.runtime import table_link
 from tidetower.vision.reading import Reading
 
 STATE_LINES = {
@@ -74,6 +79,25 @@ def _load(config_path: Path | None, sim: bool, store: Path | None, system: str |
     return config
 
 
+@contextmanager
+def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[None]:
+    """Publish the table over MQTT while the tower runs (embedded broker if none is set)."""
+    if not enabled:
+        yield
+        return
+    try:
+        link = table_link(tower.table, config.mqtt, controls=tower.loop)
+        publisher = link.__enter__()
+    except BrokerStartError as error:
+        raise click.ClickException(f"MQTT: {error}") from None
+    tower.loop.before_record.append(
+        lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice]))
+    try:
+        yield
+    finally:
+        link.__exit__(None, None, None)
+
+
 def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -101,16 +125,24 @@ def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
 @click.option("--system", help="Rule system (overrides the config).")
 @click.option("--realtime/--fast", default=None,
               help="Pace the simulation at 10 frames a second (default: when on a terminal).")
+@click.option("--mqtt/--no-mqtt", "use_mqtt", default=None,
+              help="Publish over MQTT (default: on with --config or --broker, off for --sim).")
+@broker_options
 def run_command(config_path: Path | None, sim: bool, validate_config: bool, rolls: int | None,
                 as_json: bool, seed: int, store: Path | None, system: str | None,
-                realtime: bool | None) -> None:
+                realtime: bool | None, use_mqtt: bool | None, broker: str | None,
+                table: str | None) -> None:
     """Run the tower: wait for a throw, read the dice once, resolve, show the bar."""
     config = _load(config_path, sim, store, system)
+    config.mqtt = apply_broker_options(config.mqtt, broker, table)
     if validate_config:
         click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
         click.echo("config OK", err=True)
         return
-    with Tower(config, sim_seed=seed if sim else None) as tower:
+    if use_mqtt is None:
+        use_mqtt = config_path is not None or broker is not None
+    with Tower(config, sim_seed=seed if sim else None) as tower, \
+            _mqtt_link(tower, config, use_mqtt):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown))

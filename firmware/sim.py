@@ -91,7 +91,7 @@ class SimulatedTable:
         box = attention.reading.unreadable[0].box
         truth = min(self.source.dice, key=lambda d: _distance(d.box, box))
         try:
-            self.loop.enter_die(0, truth.value, truth.die)
+            self.loop.enter_die(0, truth.die, truth.value)
         except RuleError:
             self.loop.rethrow()
 

@@ -25,7 +25,7 @@ def test_ruff_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("package", ["engine", "firmware"])
+@pytest.mark.parametrize("package", ["engine", "firmware", "mqtt", "vision"])
 def test_mypy_strict_is_clean(package: str, tmp_path: Path) -> None:
     # mypy cannot follow setuptools' editable finder, so it gets the same folder-to-package
     # mapping as pyproject's package-dir, made of symlinks.

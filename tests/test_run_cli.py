@@ -11,8 +11,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from mqtt_fixtures import Listener, Mosquitto
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
+from tidetower.mqtt.topics import Topics
 
 RUN = [sys.executable, "-m", "tidetower.firmware.cli"]
 
@@ -70,3 +72,22 @@ def test_a_kill_mid_roll_loses_no_earlier_roll(tmp_path: Path) -> None:
                                timeout=120, check=True)
     more = _rolls(restarted.stdout)
     assert [r["seq"] for r in more] == [len(kept) + 1, len(kept) + 2]
+
+
+def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    settings = mosquitto.settings().with_broker(f"127.0.0.1:{mosquitto.port}", "sim1")
+    topics = Topics.of(settings)
+    with Listener(settings, topics.roll, topics.tide) as listener:
+        run = subprocess.run(
+            [*RUN, "run", "--sim", "--rolls", "3", "--json", "--fast", "--seed", "4",
+             "--store", str(tmp_path / "s.db"), "--broker", f"127.0.0.1:{mosquitto.port}",
+             "--table", "sim1"], capture_output=True, text=True, timeout=120, check=True)
+        printed = _rolls(run.stdout)
+        results = [listener.json_on(topics.roll, lambda b, i=r["roll"]: b["id"] == i
+                                    and b["phase"] == "result") for r in printed]
+        bar = listener.json_on(topics.tide)
+    assert [r["seq"] for r in results] == [1, 2, 3]
+    for line, event in zip(printed, results, strict=True):
+        assert [d["value"] for d in event["dice"]] == [d["value"] for d in line["dice"]]
+        assert all(d["confidence"] is not None and d["box"] for d in event["dice"])
+    assert bar["position"] == printed[-1]["tide"]["position"]

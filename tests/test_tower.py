@@ -243,11 +243,11 @@ def test_an_unreadable_die_waits_for_the_gm_to_enter_it(
     assert "half out of frame" in loop.attention.reason
     assert loop.table.state.history == ()  # nothing guessed
     with pytest.raises(DieError, match="cannot show 7"):
-        loop.enter_die(0, 7)
+        loop.enter_die(0, "d6", 7)
     with pytest.raises(RuleError, match="does not exist"):
-        loop.enter_die(5, 3)
+        loop.enter_die(5, "d6", 3)
     assert loop.table.state.history == ()
-    loop.enter_die(0, truth[0])
+    loop.enter_die(0, "d6", truth[0])
     assert loop.state is TowerState.RESULT
     faces = sorted(d.face for d in loop.table.state.history[0].roll.dice)
     assert faces == sorted(truth)

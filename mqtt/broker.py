@@ -1,0 +1,120 @@
+"""An MQTT broker inside the tower (amqtt), for a laptop table or a first try.
+
+TCP and WebSockets, on loopback unless the config binds elsewhere; it runs its own asyncio
+loop on a thread so the rest of the tower stays synchronous.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+from typing import Any
+
+from tidetower.mqtt.settings import MqttSettings
+
+log = logging.getLogger(__name__)
+
+
+class BrokerStartError(RuntimeError):
+    """The embedded broker could not start (port in use, bad bind address)."""
+
+
+def broker_config(settings: MqttSettings) -> dict[str, Any]:
+    """amqtt's config: a TCP and a WebSockets listener, anonymous clients allowed."""
+    return {
+        "listeners": {
+            "default": {"type": "tcp", "bind": f"{settings.bind}:{settings.port}"},
+            "ws": {"type": "ws", "bind": f"{settings.bind}:{settings.ws_port}"},
+        },
+        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
+                    {"allow_anonymous": True}},
+    }
+
+
+def _check_free(bind: str, port: int) -> None:
+    """Refuse early, naming the port, rather than leave one listener of two open."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((bind, port))
+        except OSError as error:
+            raise BrokerStartError(f"embedded broker cannot listen on {bind}:{port}: "
+                                   f"{error.strerror}") from None
+
+
+class EmbeddedBroker:
+    """amqtt's broker on its own thread and event loop; start() returns once it listens."""
+
+    def __init__(self, settings: MqttSettings) -> None:
+        self.settings = settings
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._broker: Any = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self, timeout: float = 10.0) -> EmbeddedBroker:
+        """Start listening on the configured TCP and WebSockets ports; returns self."""
+        for port in (self.settings.port, self.settings.ws_port):
+            _check_free(self.settings.bind, port)
+        self._thread = threading.Thread(target=self._run, name="mqtt-broker", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise BrokerStartError(f"embedded broker did not start within {timeout} s")
+        if self._error is not None:
+            raise BrokerStartError(f"embedded broker on {self.settings.bind}:"
+                                   f"{self.settings.port}/{self.settings.ws_port} failed: "
+                                   f"{self._error}") from self._error
+        return self
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._start())
+        except BaseException as error:  # reported to start() on the caller's thread
+            self._error = error
+            self._close_half_started(loop)
+            self._ready.set()
+            return
+        self._ready.set()
+        loop.run_forever()
+        loop.close()
+
+    def _close_half_started(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Close whichever listener did open before another failed, then the loop."""
+        if self._broker is not None:
+            try:
+                loop.run_until_complete(self._broker.shutdown())
+            except Exception:
+                log.debug("embedded broker was not far enough along to shut down")
+        loop.close()
+
+    async def _start(self) -> None:
+        from amqtt.broker import Broker  # type: ignore[import-untyped]  # amqtt ships no types
+
+        self._broker = Broker(broker_config(self.settings))
+        await self._broker.start()
+
+    def stop(self) -> None:
+        """Shut the broker down and wait for its thread."""
+        loop, broker = self._loop, self._broker
+        if loop is None or broker is None or not loop.is_running():
+            return
+        done = asyncio.run_coroutine_threadsafe(broker.shutdown(), loop)
+        try:
+            done.result(10)
+        except Exception:
+            log.exception("embedded broker did not shut down cleanly")
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self) -> EmbeddedBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,171 @@
+"""GM commands from `cmd/<name>`: checked against their schema, then applied to the table.
+
+A malformed, oversized, unknown or refused command changes nothing; the reply says why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from tidetower.engine.dice import Die, DieError, DieKind, Roll
+from tidetower.engine.rules import RollContext, RuleError
+from tidetower.engine.table import Table
+from tidetower.mqtt.payloads import (
+    COMMAND_TYPES,
+    CommandError,
+    CommandResult,
+    DeclareCommand,
+    DieCommand,
+    RereadCommand,
+    RollCommand,
+    SystemCommand,
+    TideCommand,
+)
+
+Detail = dict[str, Any]
+
+
+class TowerControls(Protocol):
+    """What the read loop does for commands the Table cannot do alone."""
+
+    def reread(self) -> None:
+        """Read the tray again; raise ValueError if there is nothing to read."""
+
+    def enter_die(self, index: int, die: str, value: int) -> None:
+        """Set die `index` of the pending reading by hand; raise ValueError if impossible."""
+
+
+class Refused(Exception):
+    """A command that cannot be carried out: the field at fault and why."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def _request_id(data: object) -> str | None:
+    """The request's id, if it sent a usable one (replies carry it back)."""
+    if isinstance(data, dict):
+        value = data.get("id")
+        if isinstance(value, str) and 0 < len(value) <= 64:
+            return value
+    return None
+
+
+def _validation_refusal(error: ValidationError) -> Refused:
+    """The first schema error as the field it names and pydantic's message."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or None
+    return Refused(field, f"{field}: {first['msg']}" if field else first["msg"])
+
+
+# The field an engine refusal is about when its message names none of the command's fields.
+_MAIN_FIELD: dict[type[BaseModel], str] = {SystemCommand: "name", RollCommand: "dice",
+                                            DieCommand: "index"}
+
+
+def _guess_field(command: BaseModel, message: str) -> str | None:
+    """The command field an engine message talks about, if it names one."""
+    for name in type(command).model_fields:
+        if name not in ("v", "id") and re.search(rf"\b{re.escape(name)}\b", message):
+            return name
+    return _MAIN_FIELD.get(type(command))
+
+
+class CommandDesk:
+    """Parses, checks and applies commands to one table, one at a time under `lock`."""
+
+    def __init__(self, table: Table, controls: TowerControls | None,
+                 lock: threading.RLock, max_bytes: int = 4096,
+                 record: Callable[[Roll], Detail] | None = None) -> None:
+        self.table = table
+        self.controls = controls
+        self.lock = lock
+        self.max_bytes = max_bytes
+        self._record = record or self._record_roll
+
+    def handle(self, name: str, raw: bytes) -> CommandResult:
+        """The reply to one command; never raises for bad input."""
+        data: object = None
+        try:
+            data = self._parse(raw)
+            model = self._validate(name, data)
+            with self.lock:
+                detail = self._apply(model)
+        except Refused as refused:
+            error = CommandError(field=refused.field, message=refused.message)
+            return CommandResult(id=_request_id(data), command=name, ok=False, error=error)
+        return CommandResult(id=model.id, command=name, ok=True, detail=detail)
+
+    def _parse(self, raw: bytes) -> object:
+        if len(raw) > self.max_bytes:
+            raise Refused(None, f"command is {len(raw)} bytes; the limit is {self.max_bytes}")
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise Refused(None, f"command body is not JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise Refused(None, "command body must be a JSON object")
+        return data
+
+    def _validate(self, name: str, data: object) -> Any:
+        kind = COMMAND_TYPES.get(name)
+        if kind is None:
+            known = ", ".join(sorted(COMMAND_TYPES))
+            raise Refused("command", f"unknown command {name!r}: known are {known}")
+        try:
+            return kind.model_validate(data)
+        except ValidationError as error:
+            raise _validation_refusal(error) from None
+
+    def _apply(self, command: Any) -> Detail:
+        """Run a checked command; engine refusals become Refused naming the field."""
+        try:
+            return self._dispatch(command)
+        except (RuleError, DieError, ValueError) as error:
+            raise Refused(_guess_field(command, str(error)), str(error)) from None
+
+    def _dispatch(self, command: Any) -> Detail:
+        if isinstance(command, DeclareCommand):
+            self.table.declare(_context(command))
+        elif isinstance(command, TideCommand):
+            self.table.reset_tracker(command.model_dump(exclude={"v", "id"}, exclude_none=True))
+        elif isinstance(command, SystemCommand):
+            self.table.switch_system(command.name, command.settings)
+        elif isinstance(command, RollCommand):
+            dice = tuple(Die(DieKind(d.kind), d.value) for d in command.dice)
+            return self._record(Roll(dice, command.roller))
+        elif isinstance(command, DieCommand):
+            self._controls("die").enter_die(command.index, command.kind, command.value)
+        elif isinstance(command, RereadCommand):
+            self._controls("reread").reread()
+        else:  # UndoCommand
+            record = self.table.undo()
+            return {"roll_id": record.id}
+        return {"position": self.table.bar().position}
+
+    def _controls(self, name: str) -> TowerControls:
+        if self.controls is None:
+            raise Refused("command", f"{name!r} needs the camera's read loop, "
+                                     "and this tower runs without one")
+        return self.controls
+
+    def _record_roll(self, roll: Roll) -> Detail:
+        record = self.table.record(roll)
+        return {"roll_id": record.id, "summary": record.outcome.summary}
+
+
+def _context(command: DeclareCommand) -> RollContext:
+    """The engine's RollContext from a declare command."""
+    return RollContext(
+        actor=command.actor, side=command.side, tide_linked=command.tide_linked,
+        reply_to=command.reply_to, mode=command.mode, pool=command.pool,
+        tier=DieKind(command.tier) if command.tier else None, marks=command.marks,
+        params=command.params)

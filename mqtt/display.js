@@ -1,0 +1,233 @@
+// The table display: the Tide bar, the last roll with its dice, the next roll and its odds,
+// the history, and GM controls that send commands. Data comes straight from the broker.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const seen = new Set();            // roll event ids already shown (QoS 1 may repeat one)
+let config, client, base, requestCount = 0;
+
+async function loadConfig() {
+  const query = new URLSearchParams(location.search);
+  let served = {};
+  if (location.protocol.startsWith("http")) {
+    try { served = await (await fetch("config.json")).json(); } catch (error) { served = {}; }
+  }
+  return {
+    ws: query.get("ws") || sameHost(served.ws_url) || "ws://127.0.0.1:9001/mqtt",
+    prefix: query.get("prefix") || served.prefix || "tidetower",
+    table: query.get("table") || served.table || "main",
+  };
+}
+
+// A broker on the tower's loopback is, for a phone, on the host that served this page.
+function sameHost(url) {
+  if (!url) return url;
+  const local = /^(wss?:\/\/)(127\.0\.0\.1|localhost)(:|\/)/;
+  const here = location.hostname;
+  if (!here || here === "127.0.0.1" || here === "localhost") return url;
+  return url.replace(local, `$1${here}$3`);
+}
+
+function connect() {
+  if (client && client.ws) { client.ws.onclose = null; client.ws.close(); }
+  client = new MqttSocket(config.ws, {
+    username: sessionStorage.getItem("tt-user") || undefined,
+    password: sessionStorage.getItem("tt-password") || undefined,
+    onMessage: received,
+    onState: (state) => {
+      $("link").textContent = state === "online" ? "broker online" : "broker " + state;
+      $("link").classList.toggle("off", state !== "online");
+    },
+  });
+  for (const name of ["status", "tide", "session", "roll", "cmd/result"]) {
+    client.subscribe(`${base}/${name}`, 1);
+  }
+  client.connect();
+}
+
+function received(topic, text) {
+  const name = topic.slice(base.length + 1);
+  if (name === "status") { showTower(text); return; }
+  let body;
+  try { body = JSON.parse(text); } catch (error) { return; }
+  if (name === "tide") showTide(body);
+  else if (name === "session") showSession(body);
+  else if (name === "roll") showRoll(body);
+  else if (name === "cmd/result") showResult(body);
+}
+
+function showTower(text) {
+  $("tower").textContent = "tower " + text;
+  $("tower").classList.toggle("off", text !== "online");
+}
+
+function showTide(bar) {
+  const cells = [];
+  for (let p = bar.low; p <= bar.high; p++) {
+    const cell = document.createElement("div");
+    cell.className = "cell" + (p === bar.position ? " marker" : "");
+    cell.style.background = p < bar.position ? bar.colour_a : bar.colour_b;
+    cells.push(cell);
+  }
+  $("bar").replaceChildren(...cells);
+  $("label-a").textContent = `${bar.label_a} collapse`;
+  $("label-b").textContent = `${bar.label_b} collapse`;
+  $("tide-position").textContent = bar.position;
+  $("tide-length").textContent = bar.length;
+  $("routed").hidden = !bar.routed;
+  $("routed").textContent = bar.routed ? `${bar.routed === "a" ? bar.label_a : bar.label_b} routs!` : "";
+  const m = bar.last_motion;
+  $("motion").textContent = m ? `${m.cause}: ${m.before} → ${m.after}` : "";
+}
+
+function showSession(session) {
+  const d = session.declared || {};
+  const parts = [d.actor, d.side && `side ${session.sides[d.side].label}`, d.mode,
+    d.pool != null && d.tier && `${d.pool}${d.tier}`, d.tide_linked && "Tide-linked",
+    d.reply_to && `replying to ${d.reply_to}`, d.marks != null && `${d.marks} Marks entered`];
+  const text = parts.filter(Boolean).join(", ");
+  $("declared").textContent = text ? `Declared: ${text}` : "Nothing declared.";
+  showOdds(session.odds);
+  const items = (session.history || []).map((h) => historyItem(h.id, h.summary, h.dice.join(" ")));
+  $("history").replaceChildren(...items.reverse());
+  if (session.last_roll && !shownRoll) showRoll(session.last_roll);
+}
+
+function showOdds(odds) {
+  if (!odds) { $("odds").replaceChildren(); return; }
+  const rows = odds.rows.map((row) => {
+    const line = document.createElement("div");
+    line.className = "row";
+    line.innerHTML = `<span>${row.value} ${odds.counts}</span><div><div class="fill"></div></div>` +
+      `<span>${(row.chance * 100).toFixed(1)}%</span>`;
+    line.querySelector(".fill").style.width = `${row.chance * 100}%`;
+    return line;
+  });
+  const title = document.createElement("p");
+  title.textContent = `Odds for ${odds.dice}: mean ${odds.mean} ${odds.counts}`;
+  $("odds").replaceChildren(title, ...rows);
+}
+
+function historyItem(id, summary, dice) {
+  const item = document.createElement("li");
+  item.dataset.roll = id;
+  item.textContent = `${summary} (${dice})`;
+  return item;
+}
+
+let shownRoll = null;
+
+function showRoll(event) {
+  if (seen.has(event.event)) return;
+  seen.add(event.event);
+  shownRoll = event.event;
+  $("roll-phase").textContent = `${event.id} · ${event.phase}`;
+  $("dice").replaceChildren(...event.dice.map(dieFace));
+  if (event.phase === "new") $("outcome").textContent = "Reading…";
+  else if (event.phase === "undone") $("outcome").textContent = `Taken back: ${event.outcome.summary}`;
+  else $("outcome").textContent = event.outcome.summary;
+}
+
+const SHAPES = {
+  d4: "50,6 94,88 6,88", d8: "50,4 94,50 50,96 6,50", d10: "50,4 92,42 50,96 8,42",
+  d12: "50,4 95,37 78,92 22,92 5,37", d20: "50,3 92,27 92,73 50,97 8,73 8,27",
+};
+const PIPS = { 1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [72, 72]],
+  4: [[28, 28], [72, 28], [28, 72], [72, 72]], 5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
+  6: [[28, 25], [72, 25], [28, 50], [72, 50], [28, 75], [72, 75]] };
+
+function dieFace(die, index) {
+  const svg = ['<svg viewBox="0 0 100 100" role="img" aria-label="' + `${die.kind} showing ${die.value}">`];
+  if (die.kind === "d6") {
+    svg.push('<rect x="6" y="6" width="88" height="88" rx="14" fill="#f5f1e6"/>');
+    for (const [x, y] of PIPS[die.value] || []) svg.push(`<circle cx="${x}" cy="${y}" r="8" fill="#222"/>`);
+  } else {
+    const shape = SHAPES[die.kind];
+    svg.push(shape ? `<polygon points="${shape}" fill="#3c6fb0"/>` : '<circle cx="50" cy="50" r="45" fill="#7a4fb0"/>');
+    svg.push(`<text x="50" y="62" font-size="32" text-anchor="middle" fill="#fff" font-weight="700">${die.value}</text>`);
+  }
+  svg.push("</svg>");
+  const box = document.createElement("div");
+  box.className = "die" + (die.confidence != null && die.confidence < 0.6 ? " unsure" : "");
+  box.dataset.kind = die.kind;
+  box.dataset.value = die.value;
+  const sure = die.confidence != null ? ` ${(die.confidence * 100).toFixed(0)}%` : "";
+  box.title = `die #${index}: the index the "Fix die" form takes`;
+  box.innerHTML = svg.join("") + `<span>#${index} ${die.kind}${sure}</span>`;
+  return box;
+}
+
+function showResult(reply) {
+  if (!reply.id || !reply.id.startsWith(client.options.clientId)) return;
+  if (reply.id === waitingFor) waitingFor = null;
+  const status = $("cmd-status");
+  status.className = reply.ok ? "ok" : "error";
+  status.textContent = reply.ok ? `${reply.command}: done`
+    : `${reply.command} refused${reply.error.field ? ` (${reply.error.field})` : ""}: ${reply.error.message}`;
+}
+
+let waitingFor = null;
+
+function send(command, body) {
+  body.id = `${client.options.clientId}-${++requestCount}`;
+  waitingFor = body.id;
+  $("cmd-status").className = "muted";
+  $("cmd-status").textContent = `${command}: sent…`;
+  const fail = (message) => {
+    if (waitingFor !== body.id) return;
+    $("cmd-status").className = "error";
+    $("cmd-status").textContent = `${command}: ${message}`;
+  };
+  client.publish(`${base}/cmd/${command}`, JSON.stringify(body), 1).catch((error) => fail(error.message));
+  setTimeout(() => fail("no reply from the tower (offline, or not allowed to send commands?)"), 5000);
+}
+
+const NUMBERS = new Set(["pool", "weight_a", "weight_b", "index", "value"]);
+
+function formBody(form) {
+  const body = {};
+  for (const field of form.elements) {
+    if (!field.name || field.value === "") continue;
+    if (field.type === "checkbox") body[field.name] = field.checked;
+    else body[field.name] = NUMBERS.has(field.name) ? Number(field.value) : field.value;
+  }
+  return body;
+}
+
+function parseDice(text) {
+  return text.trim().split(/[\s,]+/).filter(Boolean).map((part) => {
+    const [kind, value] = part.toLowerCase().split("=");
+    return { kind, value: Number(value) };
+  });
+}
+
+function wireControls() {
+  for (const form of document.querySelectorAll("form[data-command]")) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const body = formBody(form);
+      if (form.dataset.command === "roll") body.dice = parseDice(body.dice || "");
+      send(form.dataset.command, body);
+    });
+  }
+  $("undo").addEventListener("click", () => send("undo", {}));
+  $("reread").addEventListener("click", () => send("reread", {}));
+  $("form-login").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const { user, password } = event.target.elements;
+    sessionStorage.setItem("tt-user", user.value);
+    sessionStorage.setItem("tt-password", password.value);
+    connect();
+  });
+}
+
+async function main() {
+  config = await loadConfig();
+  base = `${config.prefix}/${config.table}`;
+  $("table-name").textContent = config.table;
+  $("ws-url").textContent = config.ws;
+  wireControls();
+  connect();
+}
+
+main();

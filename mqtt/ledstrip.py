@@ -1,0 +1,120 @@
+"""The Tide on a strip of LEDs: positions mapped evenly onto LEDs, and short animations.
+
+A frame is a few coloured spans (side A, the marker, side B), which is what WLED's segments
+take; a NeoPixel strip gets the same frame as one colour per pixel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tidetower.mqtt.payloads import TidePayload
+from tidetower.mqtt.settings import Orientation
+
+RGB = tuple[int, int, int]
+MARKER: RGB = (255, 255, 255)
+DARK: RGB = (0, 0, 0)
+STEP_DELAY = 0.04  # seconds per LED the marker walks
+FLASH_DELAY = 0.15
+
+
+@dataclass(frozen=True)
+class Span:
+    """LEDs start..stop-1 in one colour."""
+
+    start: int
+    stop: int
+    colour: RGB
+
+
+Frame = tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One frame of an animation and how long it stays up."""
+
+    frame: Frame
+    hold: float = 0.0
+
+
+def rgb(colour: str) -> RGB:
+    """(r, g, b) from '#rrggbb'."""
+    value = colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
+
+def marker_led(position: int, low: int, high: int, count: int) -> int:
+    """The LED of a track position: the ends on the end LEDs, the rest spread evenly."""
+    if high <= low:
+        return 0
+    return round((position - low) * (count - 1) / (high - low))
+
+
+def _oriented(spans: list[Span], count: int, orientation: Orientation) -> Frame:
+    """Spans laid out from LED 0 (side A first) or mirrored (side B at LED 0)."""
+    if orientation == "b-first":
+        spans = [Span(count - s.stop, count - s.start, s.colour) for s in reversed(spans)]
+    return tuple(s for s in spans if s.stop > s.start)
+
+
+def marker_frame(bar: TidePayload, led: int, count: int, orientation: Orientation) -> Frame:
+    """Side A's colour below the marker LED, the marker, side B's colour above it."""
+    spans = [Span(0, led, rgb(bar.colour_a)), Span(led, led + 1, MARKER),
+             Span(led + 1, count, rgb(bar.colour_b))]
+    return _oriented(spans, count, orientation)
+
+
+def bar_frame(bar: TidePayload, count: int, orientation: Orientation) -> Frame:
+    """The bar at rest."""
+    return marker_frame(bar, marker_led(bar.position, bar.low, bar.high, count), count,
+                        orientation)
+
+
+def motion_steps(bar: TidePayload, before: int, count: int,
+                 orientation: Orientation) -> list[Step]:
+    """The marker walking LED by LED from `before` to the bar's position."""
+    start = marker_led(before, bar.low, bar.high, count)
+    end = marker_led(bar.position, bar.low, bar.high, count)
+    way = 1 if end >= start else -1
+    leds = list(range(start + way, end + way, way)) or [end]
+    return [Step(marker_frame(bar, led, count, orientation), STEP_DELAY) for led in leds]
+
+
+def rout_steps(bar: TidePayload, count: int, orientation: Orientation) -> list[Step]:
+    """The whole strip flashing the winner's colour three times, then the bar."""
+    winner = bar.colour_b if bar.routed == "a" else bar.colour_a
+    flash = (Span(0, count, rgb(winner)),)
+    dark = (Span(0, count, DARK),)
+    return [Step(frame, FLASH_DELAY) for _ in range(3) for frame in (flash, dark)] + [
+        Step(bar_frame(bar, count, orientation))]
+
+
+def animation(previous: TidePayload | None, bar: TidePayload, count: int,
+              orientation: Orientation) -> list[Step]:
+    """What the strip shows for a new bar: a rout, a motion, or just the bar."""
+    if previous is None or previous.system != bar.system or previous.high != bar.high:
+        return [Step(bar_frame(bar, count, orientation))]
+    if bar.routed is not None and previous.routed is None:
+        return [*motion_steps(bar, previous.position, count, orientation),
+                *rout_steps(bar, count, orientation)]
+    if bar.position != previous.position:
+        return motion_steps(bar, previous.position, count, orientation)
+    return [Step(bar_frame(bar, count, orientation))]
+
+
+def pixels(frame: Frame, count: int) -> list[RGB]:
+    """One colour per LED, for strips driven pixel by pixel."""
+    out = [DARK] * count
+    for span in frame:
+        out[span.start:span.stop] = [span.colour] * (span.stop - span.start)
+    return out
+
+
+def wled_state(frame: Frame, brightness: int, segments: int = 3) -> dict[str, object]:
+    """WLED's JSON API state: one solid segment per span; unused segments removed (stop 0)."""
+    seg: list[dict[str, object]] = [
+        {"id": i, "start": s.start, "stop": s.stop, "col": [list(s.colour)], "fx": 0, "on": True}
+        for i, s in enumerate(frame)]
+    seg += [{"id": i, "stop": 0} for i in range(len(frame), segments)]
+    return {"on": True, "bri": brightness, "transition": 0, "seg": seg}

@@ -1,0 +1,40 @@
+"""`--broker HOST:PORT` and `--table NAME`, the same on every command that talks to a broker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import click
+
+from tidetower.mqtt.settings import MqttSettings, load_mqtt_settings
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def broker_options(command: F) -> F:
+    """Add `--broker` and `--table` (passed as `broker` and `table`) to a click command."""
+    command = click.option("--table", metavar="NAME",
+                           help="table name in the topics (overrides the config)")(command)
+    return click.option("--broker", metavar="HOST:PORT",
+                        help="MQTT broker (overrides the config)")(command)
+
+
+def apply_broker_options(settings: MqttSettings, broker: str | None,
+                         table: str | None) -> MqttSettings:
+    """`settings` with the command line's --broker and --table, or a usage error."""
+    try:
+        return settings.with_broker(broker, table)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def node_settings(config_path: Path | None, broker: str | None,
+                  table: str | None) -> MqttSettings:
+    """A node's settings: the config file's [mqtt] section, then the command line."""
+    try:
+        settings = load_mqtt_settings(config_path)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    return apply_broker_options(settings, broker, table)

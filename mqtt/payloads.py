@@ -1,0 +1,240 @@
+"""Wire schemas (version `v`): what the tower publishes and the commands it accepts.
+
+docs/mqtt.md shows an example of each. A change that breaks a reader bumps SCHEMA_VERSION.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+SCHEMA_VERSION = 1
+
+Side = Literal["a", "b"]
+Phase = Literal["new", "result", "undone"]
+DieName = Literal["d4", "d6", "d8", "d10", "d12", "d20", "d100"]
+
+
+class _Wire(BaseModel):
+    """A published message: versioned, strict about unknown fields when read back."""
+
+    model_config = ConfigDict(extra="forbid")
+    v: int = SCHEMA_VERSION
+
+
+class MotionBody(BaseModel):
+    """One move of the marker and what caused it."""
+
+    cause: str
+    before: int
+    after: int
+
+
+class TidePayload(_Wire):
+    """Retained `tide`: the bar as the LED strip shows it."""
+
+    system: str
+    low: int
+    high: int
+    length: int
+    position: int
+    label_a: str
+    label_b: str
+    colour_a: str
+    colour_b: str
+    routed: Side | None = None
+    last_motion: MotionBody | None = None
+    segments: list[tuple[str, int, int]] = Field(
+        [], description="trackers with several parts: (label, filled, size) each")
+
+
+class SideBody(BaseModel):
+    """A side's name and colour."""
+
+    label: str
+    colour: str
+
+
+class OddsRow(BaseModel):
+    """The chance of one result of the declared roll."""
+
+    value: int
+    chance: float
+    at_least: float
+
+
+class OddsBody(BaseModel):
+    """Odds of the declared roll: what is counted and the chance of each count."""
+
+    counts: str
+    dice: str
+    rows: list[OddsRow]
+    mean: float
+
+
+class HistoryItem(BaseModel):
+    """A past roll in the session's history, newest last."""
+
+    id: str
+    seq: int
+    summary: str
+    dice: list[str]
+
+
+class SessionPayload(_Wire):
+    """Retained `session`: the system, the sides, the declared next roll and its odds."""
+
+    session_id: str
+    system: str
+    sides: dict[str, SideBody]
+    declared: dict[str, Any]
+    odds: OddsBody | None = None
+    history: list[HistoryItem] = []
+    last_roll: RollEvent | None = Field(None, description="the latest result, for late joiners")
+
+
+class DieRead(BaseModel):
+    """One die of a roll as read: kind, value, and the camera's confidence and box if any."""
+
+    kind: DieName
+    value: int
+    confidence: float | None = None
+    box: list[float] | None = None
+
+
+class OutcomeBody(BaseModel):
+    """What the roll means: the table's line and the facts the rule system found."""
+
+    summary: str
+    facts: dict[str, Any] = {}
+
+
+class RollEvent(_Wire):
+    """`roll` (QoS 1, not retained): new when dice are seen, result once resolved, undone."""
+
+    event: str = Field(description="'<id>:<phase>': receivers drop an event seen before")
+    id: str
+    seq: int
+    phase: Phase
+    system: str
+    roller: str = ""
+    context: dict[str, Any] = {}
+    dice: list[DieRead]
+    outcome: OutcomeBody | None = None
+    motions: list[MotionBody] = []
+
+
+class CommandError(BaseModel):
+    """Why a command was refused: the field at fault (if one is) and a message."""
+
+    field: str | None
+    message: str
+
+
+class CommandResult(_Wire):
+    """`cmd/result`: the reply to a command, carrying the request's id."""
+
+    id: str | None
+    command: str
+    ok: bool
+    error: CommandError | None = None
+    detail: dict[str, Any] = {}
+
+
+# --- commands (`cmd/<name>`, JSON body) -------------------------------------------------
+
+
+class _Command(BaseModel):
+    """A command body: an id for the reply, no unknown fields."""
+
+    model_config = ConfigDict(extra="forbid")
+    v: int = SCHEMA_VERSION
+    id: str = Field(min_length=1, max_length=64)
+
+
+class DeclareCommand(_Command):
+    """Declare the next roll (who, which side, which mode, the pool)."""
+
+    actor: str = Field("", max_length=80)
+    side: Side | None = None
+    tide_linked: bool = False
+    reply_to: str | None = Field(None, max_length=64)
+    mode: str = Field("", max_length=20)
+    pool: int | None = Field(None, ge=0, le=50)
+    tier: DieName | None = None
+    marks: int | None = Field(None, ge=0, le=100)
+    params: dict[str, Any] = {}
+
+
+class TideCommand(_Command):
+    """Set up or reset the Tide: weights, size, footing, side names, Marks rule."""
+
+    weight_a: int | None = Field(None, ge=1, le=100)
+    weight_b: int | None = Field(None, ge=2, le=100)
+    size: Literal["small-skirmish", "skirmish", "battle"] | None = None
+    footing: Literal["equal", "slight-a", "slight-b", "severe-a", "severe-b"] | None = None
+    label_a: str | None = Field(None, max_length=40)
+    label_b: str | None = Field(None, max_length=40)
+    marks_rule: Literal["threshold", "step"] | None = None
+    marks_threshold: int | None = None
+    marks_step: int | None = None
+
+
+class SystemCommand(_Command):
+    """Switch the table's rule system."""
+
+    name: str = Field(min_length=1, max_length=40)
+    settings: dict[str, Any] = {}
+
+
+def _check_face(value: int, info: ValidationInfo) -> int:
+    """A face the die cannot show is refused here, so the error names the field."""
+    kind = info.data.get("kind")
+    sides = int(kind[1:]) if isinstance(kind, str) else 100
+    if not 1 <= value <= sides:
+        raise ValueError(f"a {kind or 'die'} cannot show {value}: faces are 1..{sides}")
+    return value
+
+
+class DieEntry(BaseModel):
+    """A die entered by hand."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: DieName
+    value: int
+
+    _face = field_validator("value")(_check_face)
+
+
+class RollCommand(_Command):
+    """Enter a whole throw by hand (no camera, or the GM overrides it)."""
+
+    dice: list[DieEntry] = Field(min_length=1, max_length=40)
+    roller: str = Field("", max_length=80)
+
+
+class DieCommand(_Command):
+    """Enter or correct one die of the pending reading (an unreadable die)."""
+
+    index: int = Field(ge=0, le=39)
+    kind: DieName
+    value: int
+
+    _face = field_validator("value")(_check_face)
+
+
+class UndoCommand(_Command):
+    """Take back the last roll."""
+
+
+class RereadCommand(_Command):
+    """Have the camera read the tray again."""
+
+
+COMMAND_TYPES: dict[str, type[_Command]] = {
+    "declare": DeclareCommand, "tide": TideCommand, "system": SystemCommand,
+    "roll": RollCommand, "die": DieCommand, "undo": UndoCommand, "reread": RereadCommand,
+}
+
+SessionPayload.model_rebuild()

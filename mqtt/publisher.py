@@ -1,0 +1,248 @@
+"""The tower's side of MQTT: drains the table's outbox in order and answers GM commands.
+
+Every table change is in the store's outbox before anyone hears of it; an event leaves the
+outbox only once the broker has acknowledged all of its messages (PUBACK), so results made
+while the broker is down go out, in order, when it is back.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from tidetower.engine.codec import dump
+from tidetower.engine.dice import Roll
+from tidetower.engine.rules import RollContext, RollRecord
+from tidetower.engine.store import OutboxEvent
+from tidetower.engine.table import Table
+from tidetower.mqtt.client import BrokerClient, Message, Will
+from tidetower.mqtt.commands import CommandDesk, Detail, TowerControls
+from tidetower.mqtt.ha import discovery_messages
+from tidetower.mqtt.payloads import CommandError, CommandResult, Phase
+from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.topics import Topics
+from tidetower.mqtt.views import Reading, roll_event, seen_event, session_payload, tide_payload
+
+log = logging.getLogger(__name__)
+
+WINDOW = 20  # outbox events in flight at once
+PHASES: dict[str, Phase] = {"roll": "result", "undo": "undone"}
+
+
+class TablePublisher:
+    """Publishes one table (status, tide, session, roll) and runs its commands."""
+
+    def __init__(self, table: Table, settings: MqttSettings,
+                 controls: TowerControls | None = None) -> None:
+        self.table = table
+        self.settings = settings
+        self.topics = Topics.of(settings)
+        self.lock = table.lock  # one table change at a time: read loop or a command
+        client_id = settings.client_id or f"tidetower-{settings.table}"
+        self.client = BrokerClient(settings, client_id, persistent=True,
+                                   will=Will(self.topics.status, "offline"))
+        self.desk = CommandDesk(table, controls, self.lock, settings.max_command_bytes,
+                                record=self._record_from_command)
+        self._readings: dict[str, Reading] = {}
+        # outbox seq -> (attempt, messages not yet acknowledged); an ack of an earlier
+        # attempt (re-sent by paho after a reconnect) must not count for a later one
+        self._inflight: dict[int, tuple[int, int]] = {}
+        self._attempts = itertools.count(1)
+        self._ilock = threading.Lock()
+        self._fresh = False
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._worker: threading.Thread | None = None
+        self.client.on_connect.append(self._on_connect)
+        self.client.subscribe(self.topics.commands, self._on_command, qos=0)
+        if settings.ha_discovery:
+            self.client.subscribe(f"{settings.ha_prefix}/status", self._on_ha_status)
+
+    # --- the API `tidetower run` uses ------------------------------------------------
+
+    def start(self) -> TablePublisher:
+        """Start publishing in the background; returns self."""
+        self.table.listeners.append(self._on_change)
+        self._worker = threading.Thread(target=self._work, name="mqtt-outbox", daemon=True)
+        self._worker.start()
+        self.client.start()
+        return self
+
+    def stop(self) -> None:
+        """Say "offline" (retained) and disconnect; undelivered events stay in the outbox."""
+        if self._on_change in self.table.listeners:
+            self.table.listeners.remove(self._on_change)
+        self._stopping.set()
+        self._wake.set()
+        if self._worker is not None:
+            self._worker.join(5)
+        self.client.stop(last_words=(self.topics.status, "offline"))
+
+    def __enter__(self) -> TablePublisher:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def record(self, roll: Roll, reading: Reading | None = None,
+               context: RollContext | None = None) -> RollRecord:
+        """Record a roll on the table, publishing the camera's reading (confidence, box) too."""
+        with self.lock:
+            state = self.table.state
+            if reading is not None:
+                self._keep_reading(f"{state.session_id}-{state.next_seq}", reading)
+            return self.table.record(roll, context)
+
+    def roll_seen(self, reading: Reading) -> None:
+        """Announce dice just seen (phase "new") and keep their reading for the result."""
+        with self.lock:
+            event = seen_event(self.table.state, reading)
+            self._keep_reading(event.id, reading)
+        self._send(self.topics.roll, event, retain=False)
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """True once every outbox event has been acknowledged by the broker."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._ilock:
+                idle = not self._inflight
+            if idle and not self.table.store.pending(1):
+                return True
+            time.sleep(0.02)
+        return False
+
+    # --- outbox ------------------------------------------------------------------------
+
+    def _keep_reading(self, roll_id: str, reading: Reading) -> None:
+        self._readings[roll_id] = [dict(item) for item in reading]
+        while len(self._readings) > 100:
+            self._readings.pop(next(iter(self._readings)))
+
+    def _on_change(self, _event: OutboxEvent) -> None:
+        self._wake.set()
+
+    def _on_connect(self) -> None:
+        with self._ilock:
+            self._fresh = True
+        self._wake.set()
+
+    def _work(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(0.5)
+            self._wake.clear()
+            try:
+                self._step()
+            except Exception:  # the tower keeps rolling; the event stays in the outbox
+                log.exception("publishing the outbox failed; will retry")
+
+    def _step(self) -> None:
+        """After a connect: status, then the outbox in order, then the current state."""
+        if not self.client.connected.is_set():
+            return
+        with self._ilock:
+            if self._fresh and self._inflight:
+                return  # paho is re-sending what was in flight; newer events wait behind it
+            fresh, self._fresh = self._fresh, False
+        if fresh:
+            self.client.publish(self.topics.status, "online", 1, True)
+        self._send_pending()
+        if fresh:
+            self._publish_state()
+
+    def _send_pending(self) -> None:
+        for event in self.table.store.pending(WINDOW * 2):
+            with self._ilock:
+                if event.seq in self._inflight:
+                    continue
+                if len(self._inflight) >= WINDOW:
+                    return
+            if not self._send_event(event):
+                return
+
+    def _send_event(self, event: OutboxEvent) -> bool:
+        """Publish one event's messages; it counts as delivered when all are acknowledged."""
+        assert isinstance(event.body, dict)
+        messages = self._event_messages(event.kind, event.body)
+        attempt = next(self._attempts)
+        with self._ilock:
+            self._inflight[event.seq] = (attempt, len(messages))
+        for topic, body, retain in messages:
+            ok = self.client.publish(topic, body.model_dump_json(), 1, retain,
+                                     on_ack=functools.partial(self._acked, event.seq, attempt))
+            if not ok:  # connection gone: the whole event goes again after reconnecting
+                with self._ilock:
+                    self._inflight.pop(event.seq, None)
+                return False
+        return True
+
+    def _event_messages(self, kind: str, body: Mapping[str, Any]
+                        ) -> list[tuple[str, BaseModel, bool]]:
+        messages: list[tuple[str, BaseModel, bool]] = []
+        if kind in PHASES and "record" in body:
+            record = body["record"]
+            reading = self._readings.get(record["id"])
+            messages.append((self.topics.roll, roll_event(record, PHASES[kind], reading), False))
+        messages.append((self.topics.tide, tide_payload(body["bar"]), True))
+        session = session_payload(self.table.state, self._readings)
+        messages.append((self.topics.session, session, True))
+        return messages
+
+    def _acked(self, seq: int, attempt: int) -> None:
+        with self._ilock:
+            current, left = self._inflight.get(seq, (0, 0))
+            if current != attempt:
+                return
+            self._inflight[seq] = (attempt, left - 1)
+            done = left == 1
+        if done:
+            self.table.store.delivered(seq)
+            with self._ilock:
+                self._inflight.pop(seq, None)
+            self._wake.set()
+
+    def _publish_state(self) -> None:
+        """The retained bar and session as they are now (after any replayed events)."""
+        state = self.table.state
+        self._send(self.topics.tide, tide_payload(dump(state.bar())), retain=True)
+        self._send(self.topics.session, session_payload(state, self._readings), retain=True)
+        if self.settings.ha_discovery:
+            self._publish_discovery()
+
+    def _send(self, topic: str, body: BaseModel, retain: bool) -> None:
+        self.client.publish(topic, body.model_dump_json(), 1, retain)
+
+    # --- commands and Home Assistant ---------------------------------------------------
+
+    def _on_command(self, message: Message) -> None:
+        name = self.topics.command_name(message.topic)
+        if name is None or name == "result":
+            return
+        try:
+            result = self.desk.handle(name, message.payload)
+        except Exception as error:  # a bug, not bad input: say so, and keep the tower running
+            log.exception("command %s failed", name)
+            result = CommandResult(id=None, command=name, ok=False, error=CommandError(
+                field=None, message=f"the tower failed on this command: {error}"))
+        self._send(self.topics.command_result, result, retain=False)
+
+    def _record_from_command(self, roll: Roll) -> Detail:
+        record = self.record(roll)
+        return {"roll_id": record.id, "summary": record.outcome.summary}
+
+    def _on_ha_status(self, message: Message) -> None:
+        if message.payload == b"online":
+            self._publish_discovery()
+
+    def _publish_discovery(self) -> None:
+        for topic, config in discovery_messages(self.settings):
+            self.client.publish(topic, config, 1, True)
+
+
+__all__: Sequence[str] = ("TablePublisher",)

@@ -1,0 +1,103 @@
+"""The `[mqtt]` section of the tower's config: broker, table, security and the LED bar."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+Orientation = Literal["a-first", "b-first"]
+
+
+class MqttSettings(BaseModel):
+    """Where results go and how the LED bar and displays find them; secrets come from env."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str | None = Field(None, description="broker host; None starts an embedded broker")
+    port: int = Field(1883, ge=1, le=65535)
+    table: str = "main"
+    prefix: str = "tidetower"
+    username: str | None = None
+    password_env: str | None = Field(None, description="environment variable with the password")
+    tls: bool = False
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+    tls_insecure: bool = False
+    bind: str = Field("127.0.0.1", description="address the embedded broker listens on")
+    ws_port: int = Field(9001, ge=1, le=65535)
+    ws_url: str | None = Field(None, description="MQTT-over-WebSockets URL for the page")
+    client_id: str | None = None
+    keepalive: int = Field(30, ge=5, le=3600)
+    reconnect_min: int = Field(1, ge=1, le=60)
+    reconnect_max: int = Field(10, ge=1, le=600)
+    max_command_bytes: int = Field(4096, ge=256, le=262144)
+    wled_topic: str | None = Field(None, description="WLED's MQTT device topic, e.g. wled/tide")
+    led_count: int = Field(60, ge=3, le=4096)
+    orientation: Orientation = "a-first"
+    brightness: int = Field(128, ge=1, le=255)
+    neopixel_pin: int = 18
+    ha_discovery: bool = False
+    ha_prefix: str = "homeassistant"
+
+    @field_validator("table", "prefix")
+    @classmethod
+    def _plain_level(cls, value: str) -> str:
+        """A table name or prefix is one topic level: no wildcards, slashes or blanks."""
+        if not value or any(c in value for c in "+#/ \t\n\0"):
+            raise ValueError(f"{value!r} must be one MQTT topic level without +, #, / or spaces")
+        return value
+
+    @property
+    def embedded(self) -> bool:
+        """True when no broker is configured and the tower runs its own."""
+        return self.host is None
+
+    def password(self) -> str | None:
+        """The broker password, read from the environment variable the config names."""
+        if self.password_env is None:
+            return None
+        value = os.environ.get(self.password_env)
+        if value is None:
+            raise ValueError(f"mqtt.password_env names {self.password_env!r} but it is not set")
+        return value
+
+    def broker_host(self) -> str:
+        """The host clients connect to: the configured broker, or the embedded one."""
+        return self.host if self.host is not None else self.bind
+
+    def page_ws_url(self) -> str:
+        """The WebSockets URL the display page connects to."""
+        return self.ws_url or f"ws://{self.broker_host()}:{self.ws_port}/mqtt"
+
+    def with_broker(self, broker: str | None, table: str | None) -> MqttSettings:
+        """A copy with `--broker HOST:PORT` and `--table NAME` from the command line applied."""
+        changes: dict[str, object] = {}
+        if broker:
+            host, _, port = broker.rpartition(":")
+            if not host or not port.isdigit():
+                raise ValueError(f"--broker must be HOST:PORT, got {broker!r}")
+            changes.update(host=host, port=int(port))
+        if table:
+            changes["table"] = table
+        return MqttSettings.model_validate({**self.model_dump(), **changes})
+
+
+def load_mqtt_settings(path: str | Path | None) -> MqttSettings:
+    """The `[mqtt]` table of a TOML config file (defaults if no file is given)."""
+    if path is None:
+        return MqttSettings()
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"cannot read config {path}: {error}") from None
+    try:
+        return MqttSettings.model_validate(data.get("mqtt", {}))
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in ("mqtt", *first["loc"]))
+        raise ValueError(f"{path}: {where}: {first['msg']}") from None

@@ -1,0 +1,227 @@
+"""Real brokers for the MQTT tests: Mosquitto on free ports with a generated config, and
+the tower's embedded amqtt broker; plus a recording subscriber built on BrokerClient."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tidetower.mqtt.broker import EmbeddedBroker
+from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.settings import MqttSettings
+
+_ids = itertools.count()
+
+
+def free_port() -> int:
+    """A TCP port on loopback nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_listening(port: int, timeout: float = 10.0) -> None:
+    """Return once something accepts connections on 127.0.0.1:`port`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
+def mosquitto_binary() -> str:
+    """Debian's mosquitto; missing is a failure, not a skip (.ci/run installs it)."""
+    found = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin")
+    if found is None:
+        pytest.fail("mosquitto is not installed: apt-get install -y mosquitto mosquitto-clients")
+    return found
+
+
+@dataclass
+class Mosquitto:
+    """A Mosquitto process with TCP and WebSockets listeners on loopback."""
+
+    workdir: Path
+    extra: str = ""
+    tcp_options: str = ""  # lines for the TCP listener only, e.g. its TLS files
+    port: int = 0
+    ws_port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+
+    def __post_init__(self) -> None:
+        self.port, self.ws_port = free_port(), free_port()
+        self.config = self.workdir / "mosquitto.conf"
+        self.config.write_text(self.config_text())
+
+    def config_text(self) -> str:
+        # `user root`: as root, mosquitto would otherwise switch to a user that cannot
+        # write the test's persistence folder.
+        anonymous = "" if "password_file" in self.extra else "allow_anonymous true\n"
+        return (f"user root\npersistence true\npersistence_location {self.workdir}/\n"
+                f"autosave_interval 1\nlog_dest file {self.workdir}/mosquitto.log\n"
+                f"log_type all\n{anonymous}{self.extra}"
+                f"listener {self.port} 127.0.0.1\n{self.tcp_options}"
+                f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n")
+
+    def start(self) -> Mosquitto:
+        self.process = subprocess.Popen([mosquitto_binary(), "-c", str(self.config)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_listening(self.port)
+            wait_listening(self.ws_port)
+        except TimeoutError:
+            self.stop()
+            raise
+        return self
+
+    def wait_saved(self, timeout: float = 5.0) -> None:
+        """Return after Mosquitto next writes its sessions to disk (autosave_interval 1)."""
+        log = self.workdir / "mosquitto.log"
+        before = log.read_text().count("Saving in-memory database")
+        deadline = time.monotonic() + timeout
+        while log.read_text().count("Saving in-memory database") == before:
+            if time.monotonic() > deadline:
+                raise TimeoutError("mosquitto did not save its database")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """Kill -9: no goodbye to anyone."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+            self.process = None
+
+    def settings(self, **changes: Any) -> MqttSettings:
+        """Client settings for this broker and a fresh table name."""
+        return broker_settings(self.port, self.ws_port, **changes)
+
+
+def broker_settings(port: int, ws_port: int, **changes: Any) -> MqttSettings:
+    values: dict[str, Any] = {"host": "127.0.0.1", "port": port, "ws_port": ws_port,
+                              "table": f"t{next(_ids)}", "reconnect_max": 2}
+    return MqttSettings(**{**values, **changes})
+
+
+@dataclass
+class Embedded:
+    """The tower's embedded amqtt broker, started for a test."""
+
+    broker: EmbeddedBroker
+    port: int
+    ws_port: int
+
+    def settings(self, **changes: Any) -> MqttSettings:
+        return broker_settings(self.port, self.ws_port, **changes)
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    broker = Mosquitto(tmp_path).start()
+    yield broker
+    broker.stop()
+
+
+def start_embedded() -> Embedded:
+    port, ws_port = free_port(), free_port()
+    broker = EmbeddedBroker(MqttSettings(port=port, ws_port=ws_port)).start()
+    return Embedded(broker, port, ws_port)
+
+
+@pytest.fixture
+def embedded() -> Iterator[Embedded]:
+    broker = start_embedded()
+    yield broker
+    broker.broker.stop()
+
+
+@pytest.fixture(params=["mosquitto", "amqtt"])
+def any_broker(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Mosquitto | Embedded]:
+    """Each test using it runs once against Mosquitto and once against the embedded broker."""
+    if request.param == "mosquitto":
+        broker = Mosquitto(tmp_path).start()
+        yield broker
+        broker.stop()
+    else:
+        inside = start_embedded()
+        yield inside
+        inside.broker.stop()
+
+
+class Listener:
+    """A test client that records every message on the topics it follows."""
+
+    def __init__(self, settings: MqttSettings, *topics: str, persistent: bool = False,
+                 client_id: str | None = None) -> None:
+        self.messages: queue.Queue[Message] = queue.Queue()
+        self.seen: list[Message] = []
+        self.client = BrokerClient(settings, client_id or f"listener-{next(_ids)}",
+                                   persistent=persistent)
+        for topic in topics:
+            self.client.subscribe(topic, self.messages.put, qos=1)
+
+    def __enter__(self) -> Listener:
+        self.client.start()
+        assert self.client.wait_connected(10), "listener could not connect"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.client.stop()
+
+    def wait_for(self, check: Callable[[Message], bool], timeout: float = 5.0) -> Message:
+        """The first message (new or already seen) that passes `check`."""
+        for message in self.seen:
+            if check(message):
+                return message
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = self.messages.get(timeout=left)
+            except queue.Empty:
+                break
+            self.seen.append(message)
+            if check(message):
+                return message
+        raise AssertionError(f"no matching message within {timeout} s; got "
+                             f"{[(m.topic, m.payload[:80]) for m in self.seen]}")
+
+    def json_on(self, topic: str, check: Callable[[dict[str, Any]], bool] = lambda _: True,
+                timeout: float = 5.0) -> dict[str, Any]:
+        """The JSON body of the first message on `topic` that passes `check`."""
+        message = self.wait_for(lambda m: m.topic == topic and check(json.loads(m.payload)),
+                                timeout)
+        body: dict[str, Any] = json.loads(message.payload)
+        return body
+
+    def drain(self, quiet: float = 0.3) -> list[Message]:
+        """Everything received until nothing arrives for `quiet` seconds."""
+        while True:
+            try:
+                self.seen.append(self.messages.get(timeout=quiet))
+            except queue.Empty:
+                return self.seen

@@ -1,0 +1,198 @@
+"""GM commands over a real Mosquitto: good ones change the table, bad ones change nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mqtt_fixtures import Listener, Mosquitto
+
+from tidetower.engine.table import Table
+from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.topics import Topics
+
+
+class ReadLoop:
+    """The read loop's side of the commands, as `tidetower run` gives it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def reread(self) -> None:
+        self.calls.append(("reread",))
+
+    def enter_die(self, index: int, die: str, value: int) -> None:
+        if index > 2:
+            raise ValueError(f"the pending reading has 3 dice; index {index} is not one")
+        self.calls.append(("die", index, die, value))
+
+
+class Gm:
+    """A GM's client: sends a command and waits for its reply on cmd/result."""
+
+    def __init__(self, listener: Listener, topics: Topics) -> None:
+        self.listener, self.topics = listener, topics
+
+    def send(self, name: str, body: dict[str, Any] | bytes, request: str) -> dict[str, Any]:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        assert self.listener.client.publish(self.topics.command(name), raw, qos=1)
+        return self.listener.json_on(self.topics.command_result,
+                                     lambda b: b["id"] == request and b["command"] == name)
+
+
+@pytest.fixture
+def tower(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[tuple[TablePublisher, Gm, Listener]]:
+    settings = mosquitto.settings()
+    topics = Topics.of(settings)
+    with TablePublisher(Table(tmp_path / "s.db"), settings, ReadLoop()) as publisher, \
+            Listener(settings, topics.command_result, topics.tide) as listener:
+        assert publisher.client.wait_connected(5)
+        listener.json_on(topics.tide)  # the tower has subscribed by the time it published
+        yield publisher, Gm(listener, topics), listener
+
+
+def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]) -> None:
+    publisher, gm, listener = tower
+    reply = gm.send("tide", {"id": "t1", "weight_a": 5, "weight_b": 7, "label_a": "Zhao"}, "t1")
+    assert reply["ok"] and reply["detail"] == {"position": 5}
+    bar = listener.json_on(gm.topics.tide, lambda b: b["length"] == 11)
+    assert bar["label_a"] == "Zhao" and bar["position"] == 5
+    declare = {"id": "d1", "actor": "Zhao", "side": "a", "tide_linked": True,
+               "mode": "unopposed", "pool": 1, "tier": "d8"}
+    assert gm.send("declare", declare, "d1")["ok"]
+    rolled = gm.send("roll", {"id": "r1", "dice": [{"kind": "d8", "value": 6},
+                                                    {"kind": "d20", "value": 1}]}, "r1")
+    assert rolled["ok"] and publisher.table.bar().position == 4
+    undone = gm.send("undo", {"id": "u1"}, "u1")
+    assert undone["detail"]["roll_id"] == rolled["detail"]["roll_id"]
+    assert publisher.table.bar().position == 5
+    assert gm.send("die", {"id": "f1", "index": 1, "kind": "d8", "value": 7}, "f1")["ok"]
+    assert gm.send("reread", {"id": "x1"}, "x1")["ok"]
+    assert publisher.desk.controls.calls == [("die", 1, "d8", 7), ("reread",)]  # type: ignore[union-attr]
+
+
+BAD = [
+    ("tide", b'{"id": "b1", "weight_a": ', None, "not JSON"),
+    ("declare", b"\xff\xfe\x00garbage", None, "not JSON"),
+    ("declare", b'["id", "b0"]', None, "must be a JSON object"),
+    ("fireball", {"id": "b2"}, "command", "unknown command 'fireball'"),
+    ("tide", {"id": "b3", "label_a": "x" * 5000}, None, "the limit is 4096"),
+    ("tide", {"id": "b4", "weight_a": 0}, "weight_a", "greater than or equal to 1"),
+    ("tide", {"id": "b5", "colour": "red"}, "colour", "Extra inputs"),
+    ("declare", {"id": "b6", "side": "c"}, "side", "'a' or 'b'"),
+    ("declare", {"id": "b7", "tide_linked": True}, "side", "needs a side"),
+    ("system", {"id": "b8", "name": "chess"}, "name", "unknown rule system"),
+    ("roll", {"id": "b9", "dice": [{"kind": "d6", "value": 7}]}, "dice.0.value", "1..6"),
+    ("die", {"id": "b10", "index": 3, "kind": "d8", "value": 2}, "index", "index 3"),
+    ("undo", {"id": "b11"}, None, "nothing to undo"),
+    ("undo", {"id": ""}, "id", "at least 1 character"),
+]
+
+
+@pytest.mark.parametrize(("name", "body", "field", "words"), BAD,
+                         ids=[b[1]["id"] if isinstance(b[1], dict) else f"raw{i}"
+                              for i, b in enumerate(BAD)])
+def test_bad_commands_change_nothing_and_say_why(
+        tower: tuple[TablePublisher, Gm, Listener], name: str, body: dict[str, Any] | bytes,
+        field: str | None, words: str) -> None:
+    publisher, gm, _ = tower
+    before = publisher.table.state
+    # an oversized body is refused unread, so its reply cannot carry the request's id
+    request = body["id"] if isinstance(body, dict) and len(str(body)) < 4096 else None
+    reply = gm.send(name, body, request) if request else _reply_without_id(gm, name, body)
+    assert not reply["ok"] and reply["error"]["field"] == field
+    assert words in reply["error"]["message"]
+    assert publisher.table.state == before and publisher.table.store.pending() == []
+    assert gm.send("declare", {"id": "alive", "actor": "still"}, "alive")["ok"]
+
+
+def _reply_without_id(gm: Gm, name: str, body: dict[str, Any] | bytes) -> dict[str, Any]:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    assert gm.listener.client.publish(gm.topics.command(name), raw, qos=1)
+    return gm.listener.json_on(gm.topics.command_result, lambda b: b["id"] is None)
+
+
+ACL = """\
+# The tower writes the table's state and command replies, and reads commands.
+user tower
+topic write tidetower/+/status
+topic write tidetower/+/tide
+topic write tidetower/+/session
+topic write tidetower/+/roll
+topic write tidetower/+/cmd/result
+topic read tidetower/+/cmd/+
+# GM tablets read everything and send commands.
+user gm
+topic read tidetower/#
+topic write tidetower/+/cmd/+
+# Displays and LED nodes only read (an LED node also drives its WLED).
+user display
+topic read tidetower/#
+user ledbar
+topic read tidetower/#
+topic readwrite wled/#
+"""
+
+
+def test_a_display_user_cannot_send_commands(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    passwords = tmp_path / "passwords"
+    for number, user in enumerate(("tower", "gm", "display")):
+        flags = ["-c"] if number == 0 else []
+        subprocess.run(["mosquitto_passwd", "-b", *flags, str(passwords), user, f"{user}-pw"],
+                       check=True)
+    (tmp_path / "acl").write_text(ACL)
+    broker = Mosquitto(tmp_path, extra=f"allow_anonymous false\npassword_file {passwords}\n"
+                                       f"acl_file {tmp_path / 'acl'}\n").start()
+    for user in ("tower", "gm", "display"):
+        monkeypatch.setenv(f"PW_{user.upper()}", f"{user}-pw")
+    try:
+        _display_refused_gm_obeyed(broker, tmp_path)
+    finally:
+        broker.stop()
+
+
+def _display_refused_gm_obeyed(broker: Mosquitto, tmp_path: Path) -> None:
+    tower = broker.settings(username="tower", password_env="PW_TOWER")
+    topics = Topics.of(tower)
+
+    def as_user(user: str) -> MqttSettings:
+        return tower.model_copy(update={"username": user, "password_env": f"PW_{user.upper()}"})
+
+    with TablePublisher(Table(tmp_path / "s.db"), tower) as publisher, \
+            Listener(as_user("display"), topics.tide, topics.command_result) as display, \
+            Listener(as_user("gm"), topics.command_result) as gm:
+        assert display.json_on(topics.tide)["position"] == 8  # displays may read
+        display.client.publish(topics.command("tide"), '{"id": "d", "weight_a": 3}', qos=1)
+        gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
+        assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
+        display.drain(0.5)
+        assert all(json.loads(m.payload).get("id") != "d" for m in display.seen)
+        assert publisher.table.bar().position == 4  # the GM's Tide, never the display's
+
+
+class BrokenCamera(ReadLoop):
+    """A read loop whose camera fails in a way no schema foresaw."""
+
+    def reread(self) -> None:
+        raise RuntimeError("camera unplugged")
+
+
+def test_a_failure_inside_the_tower_is_reported_and_the_tower_keeps_going(
+        mosquitto: Mosquitto, tmp_path: Path) -> None:
+    settings = mosquitto.settings()
+    topics = Topics.of(settings)
+    with TablePublisher(Table(tmp_path / "s.db"), settings, BrokenCamera()) as publisher, \
+            Listener(settings, topics.command_result, topics.tide) as listener:
+        assert publisher.client.wait_connected(5)
+        listener.json_on(topics.tide)
+        gm = Gm(listener, topics)
+        listener.client.publish(topics.command("reread"), '{"id": "r"}', qos=1)
+        reply = listener.json_on(topics.command_result, lambda b: b["command"] == "reread")
+        assert not reply["ok"] and "camera unplugged" in reply["error"]["message"]
+        assert gm.send("undo", {"id": "u"}, "u")["error"]["message"].startswith("nothing")

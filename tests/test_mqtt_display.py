@@ -1,0 +1,83 @@
+"""The display page in real headless Chromium, over MQTT-over-WebSockets to Mosquitto."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mqtt_fixtures import Embedded, Mosquitto, free_port
+from playwright.sync_api import Page, expect, sync_playwright
+
+from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.rules import RollContext
+from tidetower.engine.table import Table
+from tidetower.mqtt.display import DisplayServer, export_page
+from tidetower.mqtt.publisher import TablePublisher
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Page]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed: apt-get install -y chromium")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
+        yield context.new_page()
+        browser.close()
+
+
+def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
+        mosquitto: Mosquitto, tmp_path: Path, page: Page) -> None:
+    settings = mosquitto.settings()
+    table = Table(tmp_path / "s.db")
+    with TablePublisher(table, settings) as publisher, \
+            DisplayServer(settings, port=free_port()) as server:
+        page.goto(server.url)
+        expect(page.locator("#tower")).to_have_text("tower online", timeout=5000)
+        expect(page.locator("#tide-position")).to_have_text("8")
+        table.declare(RollContext(actor="Zhao", side="a", tide_linked=True,
+                                  mode="unopposed", pool=2, tier=DieKind.D6))
+        expect(page.locator("#declared")).to_contain_text("Zhao")
+        expect(page.locator("#odds .row")).to_have_count(3)
+        publisher.record(Roll((Die(DieKind.D6, 6), Die(DieKind.D6, 2), Die(DieKind.D20, 20))))
+        expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")
+        expect(page.locator("#dice .die")).to_have_count(3)
+        expect(page.locator("#dice .die[data-kind=d6] circle")).to_have_count(8)  # 6 + 2 pips
+        expect(page.locator("#tide-position")).to_have_text("9")
+        expect(page.locator("#history li")).to_have_count(1)
+
+        page.locator("summary", has_text="Set up the Tide").click()
+        page.locator("#form-tide [name=weight_a]").fill("5")
+        page.locator("#form-tide [name=weight_b]").fill("7")
+        page.locator("#form-tide button").click()
+        expect(page.locator("#cmd-status")).to_have_text("tide: done")
+        expect(page.locator("#tide-position")).to_have_text("5")
+        expect(page.locator("#tide-length")).to_have_text("11")
+        assert table.bar().position == 5
+
+        page.locator("#undo").click()
+        expect(page.locator("#cmd-status")).to_have_text("undo: done")
+        expect(page.locator("#history li")).to_have_count(0)
+        page.locator("#reread").click()  # no read loop in this tower: refused, and said so
+        expect(page.locator("#cmd-status")).to_contain_text("reread refused (command)")
+
+
+def test_the_page_opened_late_from_a_file_shows_the_bar_and_last_roll(
+        any_broker: Mosquitto | Embedded, tmp_path: Path, page: Page) -> None:
+    settings = any_broker.settings()
+    with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
+        publisher.table.declare(RollContext(actor="Zhao", side="a", tide_linked=True))
+        publisher.record(Roll((Die(DieKind.D8, 5), Die(DieKind.D20, 20))))
+        assert publisher.wait_delivered(5) and publisher.client.wait_connected(5)
+        html = export_page(tmp_path / "page")
+        page.goto(f"file://{html}?ws=ws://127.0.0.1:{any_broker.ws_port}/mqtt"
+                  f"&table={settings.table}")
+        expect(page.locator("#tide-position")).to_have_text("9", timeout=5000)
+        expect(page.locator("#bar .cell")).to_have_count(16)
+        expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")  # from `session`
+        expect(page.locator("#dice .die")).to_have_count(2)

@@ -1,0 +1,94 @@
+"""The LED bar node: a WLED emulated by a test client, and the strip's frames."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from mqtt_fixtures import Listener, Mosquitto
+
+from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.rules import RollContext
+from tidetower.engine.table import Table
+from tidetower.mqtt.ledbar import LedbarNode, TerminalRenderer, WledRenderer
+from tidetower.mqtt.ledstrip import Span, animation, bar_frame, marker_led, pixels
+from tidetower.mqtt.payloads import TidePayload
+from tidetower.mqtt.publisher import TablePublisher
+
+CRIMSON, WHITE, TEAL = [220, 20, 60], [255, 255, 255], [0, 128, 128]
+BAR = TidePayload(system="tide", low=0, high=15, length=15, position=8, label_a="A",
+                  label_b="B", colour_a="#dc143c", colour_b="#008080")
+
+
+def segments(message: bytes) -> list[tuple[int, int, list[int]]]:
+    state = json.loads(message)
+    return [(s["start"], s["stop"], s["col"][0]) for s in state["seg"] if s["stop"]]
+
+
+def test_a_wled_strip_gets_the_right_segments(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    settings = mosquitto.settings(led_count=30)
+    wled = "wled/tidebar"
+    table = Table(tmp_path / "s.db")
+    with Listener(settings, f"{wled}/api") as strip, TablePublisher(table, settings), \
+            LedbarNode(settings) as node:
+        node.renderers.append(WledRenderer(node.client, wled, 128))
+        first = strip.wait_for(lambda m: True)
+        assert segments(first.payload) == [(0, 15, CRIMSON), (15, 16, WHITE), (16, 30, TEAL)]
+        table.declare(RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed"))
+        table.record(Roll((Die(DieKind.D6, 2), Die(DieKind.D20, 20))))
+        # 8 -> 9 on a 15-step track: LED 15 -> 17 on 30 LEDs, walked one LED at a time
+        walked = strip.wait_for(lambda m: segments(m.payload)[1][0] == 17)
+        assert segments(walked.payload) == [(0, 17, CRIMSON), (17, 18, WHITE), (18, 30, TEAL)]
+        assert [segments(m.payload)[1][0] for m in strip.seen] == [15, 16, 17]
+        strip.client.publish(f"{wled}/status", "online", qos=1)  # WLED rebooted
+        again = strip.wait_for(lambda m: m is not walked and m.payload == walked.payload)
+        assert json.loads(again.payload)["bri"] == 128
+
+
+def test_positions_map_evenly_and_the_ends_reach_the_end_leds() -> None:
+    assert bar_frame(BAR.model_copy(update={"position": 0}), 10, "a-first") == (
+        Span(0, 1, (255, 255, 255)), Span(1, 10, (0, 128, 128)))
+    end = bar_frame(BAR.model_copy(update={"position": 15}), 10, "a-first")
+    assert end[-1] == Span(9, 10, (255, 255, 255))
+    mirrored = bar_frame(BAR.model_copy(update={"position": 15}), 10, "b-first")
+    assert mirrored[0] == Span(0, 1, (255, 255, 255))
+    leds = [bar_frame(BAR.model_copy(update={"position": p}), 16, "a-first") for p in range(16)]
+    assert [next(s.start for s in f if s.colour == (255, 255, 255)) for f in leds] == list(
+        range(16))
+
+
+def test_a_rout_flashes_the_winner_and_a_motion_walks() -> None:
+    moved = BAR.model_copy(update={"position": 10})
+    walk = animation(BAR, moved, 16, "a-first")
+    assert len(walk) == 2 and all(step.hold > 0 for step in walk)
+    routed = BAR.model_copy(update={"position": 0, "routed": "a"})
+    steps = animation(BAR.model_copy(update={"position": 1}), routed, 16, "a-first")
+    flashes = [s.frame for s in steps if len(s.frame) == 1]
+    assert flashes[0] == (Span(0, 16, (0, 128, 128)),)  # B's colour: B won
+    assert len(flashes) == 6 and steps[-1].frame == bar_frame(routed, 16, "a-first")
+    assert animation(None, moved, 16, "a-first")[0].frame == bar_frame(moved, 16, "a-first")
+
+
+def test_pixels_and_the_terminal_bar() -> None:
+    frame = bar_frame(BAR, 5, "a-first")
+    assert pixels(frame, 5) == [(220, 20, 60)] * 2 + [(255, 255, 255)] + [(0, 128, 128)] * 2
+    lines: list[str] = []
+    TerminalRenderer(lines.append).settle(BAR)
+    assert "A collapse" in lines[-1] and "B collapse" in lines[-1]
+
+
+@given(high=st.integers(1, 200), count=st.integers(3, 300), data=st.data(),
+       orientation=st.sampled_from(["a-first", "b-first"]))
+def test_every_frame_covers_the_strip_once_and_the_marker_moves_with_the_tide(
+        high: int, count: int, data: st.DataObject, orientation: str) -> None:
+    position = data.draw(st.integers(0, high))
+    bar = BAR.model_copy(update={"high": high, "length": high, "position": position})
+    frame = bar_frame(bar, count, orientation)  # type: ignore[arg-type]
+    assert len(pixels(frame, count)) == count
+    assert sum(s.stop - s.start for s in frame) == count
+    assert all(a.stop == b.start for a, b in itertools.pairwise(frame))
+    leds = [marker_led(p, 0, high, count) for p in range(high + 1)]
+    assert leds[0] == 0 and leds[-1] == count - 1 and leds == sorted(leds)
