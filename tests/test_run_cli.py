@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from mqtt_fixtures import Listener, Mosquitto
+
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.topics import Topics
