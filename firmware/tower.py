@@ -14,7 +14,7 @@ from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.sim import BEAM_PIN, SimulatedTable
 from tidetower.firmware.snapshots import Snapshots
-from tidetower.vision.calibrate import load_calibration
+from tidetower.vision.calibrate import exposure_of, load_calibration
 from tidetower.vision.read import read_dice
 from tidetower.vision.reading import Reading
 from tidetower.vision.settings import Calibration
@@ -56,7 +56,18 @@ def open_camera(camera: CameraConfig, seed: int) -> FrameSource:
         return WebcamSource(camera.device, camera.size)
     from tidetower.vision.sources.pi_camera import PiCameraSource
 
-    return PiCameraSource(size=camera.size) if camera.size else PiCameraSource()
+    locked = _locked_exposure(camera.calibration)
+    return PiCameraSource(size=camera.size or (1296, 972), **locked)
+
+
+def _locked_exposure(calibration: Path | None) -> dict[str, Any]:
+    """Exposure and white balance measured at calibration, to lock the Pi camera to."""
+    if calibration is None or not (calibration / "calibration.json").exists():
+        return {}
+    stored = exposure_of(calibration)
+    gains = stored.get("ColourGains")
+    return {"exposure_us": stored.get("ExposureTime"), "analogue_gain": stored.get("AnalogueGain"),
+            "colour_gains": tuple(gains) if gains else None}
 
 
 class Tower:
