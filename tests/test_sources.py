@@ -77,11 +77,13 @@ def test_bad_replays_say_what_is_wrong(tmp_path: Path, make: str) -> None:
         ReplaySource(path).read()
 
 
-def test_picamera2_is_imported_in_exactly_one_module() -> None:
+@pytest.mark.parametrize(("library", "home"), [("picamera2", "vision/sources/pi_camera.py"),
+                                               ("paho", "mqtt/client.py")])
+def test_a_hardware_or_wire_library_is_imported_in_one_module(library: str, home: str) -> None:
     importers = [p.relative_to(ROOT).as_posix() for folder in ("engine", "vision", "mqtt",
                  "firmware") for p in (ROOT / folder).rglob("*.py")
-                 if re.search(r"^\s*(from|import) picamera2", p.read_text(), re.M)]
-    assert importers == ["vision/sources/pi_camera.py"]
+                 if re.search(rf"^\s*(from|import) {library}\b", p.read_text(), re.M)]
+    assert importers == [home]
 
 
 def test_tray_region_is_found_inside_the_walls() -> None:
