@@ -89,7 +89,11 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         link = table_link(tower.table, config.mqtt, controls=tower.loop)
         publisher = link.__enter__()
     except BrokerStartError as error:
-        raise click.ClickException(f"MQTT: {error}") from None
+        if tower.sim is None:
+            raise click.ClickException(f"MQTT: {error}") from None
+        click.echo(f"MQTT off: {error} (use --broker HOST:PORT or --no-mqtt)", err=True)
+        yield
+        return
     tower.loop.before_record.append(
         lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice]))
     try:
@@ -125,12 +129,12 @@ def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
 @click.option("--system", help="Rule system (overrides the config).")
 @click.option("--realtime/--fast", default=None,
               help="Pace the simulation at 10 frames a second (default: when on a terminal).")
-@click.option("--mqtt/--no-mqtt", "use_mqtt", default=None,
-              help="Publish over MQTT (default: on with --config or --broker, off for --sim).")
+@click.option("--mqtt/--no-mqtt", "use_mqtt", default=True, show_default=True,
+              help="Publish over MQTT; with no broker configured, start one in-process.")
 @broker_options
 def run_command(config_path: Path | None, sim: bool, validate_config: bool, rolls: int | None,
                 as_json: bool, seed: int, store: Path | None, system: str | None,
-                realtime: bool | None, use_mqtt: bool | None, broker: str | None,
+                realtime: bool | None, use_mqtt: bool, broker: str | None,
                 table: str | None) -> None:
     """Run the tower: wait for a throw, read the dice once, resolve, show the bar."""
     config = _load(config_path, sim, store, system)
@@ -139,8 +143,6 @@ def run_command(config_path: Path | None, sim: bool, validate_config: bool, roll
         click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
         click.echo("config OK", err=True)
         return
-    if use_mqtt is None:
-        use_mqtt = config_path is not None or broker is not None
     with Tower(config, sim_seed=seed if sim else None) as tower, \
             _mqtt_link(tower, config, use_mqtt):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))

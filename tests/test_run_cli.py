@@ -25,7 +25,7 @@ def _rolls(output: str) -> list[dict]:  # type: ignore[type-arg]
 
 def test_sim_prints_one_json_line_per_roll_and_repeats_with_a_seed(tmp_path: Path) -> None:
     runner = CliRunner()
-    args = ["run", "--sim", "--rolls", "4", "--json", "--seed", "5", "--fast"]
+    args = ["run", "--sim", "--rolls", "4", "--json", "--seed", "5", "--fast", "--no-mqtt"]
     first = runner.invoke(main, [*args, "--store", str(tmp_path / "a.db")])
     assert first.exit_code == 0, first.output
     rolls = _rolls(first.output)
@@ -44,7 +44,7 @@ def _story(roll: dict) -> tuple:  # type: ignore[type-arg]
 
 
 def test_sim_draws_the_bar_for_people(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "2", "--fast",
+    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "2", "--fast", "--no-mqtt",
                                        "--store", str(tmp_path / "s.db")])
     assert result.exit_code == 0, result.output
     assert "A collapse" in result.output and "B collapse" in result.output
@@ -58,7 +58,8 @@ def test_run_needs_a_config_or_sim() -> None:
 
 def test_a_kill_mid_roll_loses_no_earlier_roll(tmp_path: Path) -> None:
     store = tmp_path / "session.db"
-    cmd = [*RUN, "run", "--sim", "--json", "--fast", "--seed", "2", "--store", str(store)]
+    cmd = [*RUN, "run", "--sim", "--json", "--fast", "--no-mqtt", "--seed", "2",
+           "--store", str(store)]
     tower = subprocess.Popen([*cmd, "--rolls", "1000"], stdout=subprocess.PIPE, text=True,
                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert tower.stdout is not None
