@@ -116,7 +116,10 @@ class ReadLoop:
 
     def rethrow(self) -> None:
         """Forget the pending reading: the dice are to be picked up and thrown again."""
-        if self.state is TowerState.NEEDS_ATTENTION:
+        with self._lock:
+            if self.state is not TowerState.NEEDS_ATTENTION:
+                raise RuleError(f"nothing to throw again: the tower is {self.state.value}")
+            self.attention = None
             self._enter(TowerState.WAITING_FOR_CLEAR)
 
     def enter_die(self, index: int, die: str, value: int) -> None:
@@ -138,6 +141,8 @@ class ReadLoop:
         self.attention = dataclasses.replace(self.attention, reading=completed)
         if not rest:
             self._record(completed)
+        else:
+            self._enter(TowerState.NEEDS_ATTENTION)  # tell the displays what is left
 
     def _undo(self) -> None:
         with contextlib.suppress(RuleError):  # nothing to undo: the press changes nothing

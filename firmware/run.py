@@ -96,6 +96,7 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         return
     tower.loop.before_record.append(
         lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice]))
+    publisher.follow_loop(tower.loop)  # the tower's state and anything it needs the GM for
     try:
         yield
     finally:

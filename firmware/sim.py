@@ -86,6 +86,8 @@ class SimulatedTable:
         attention = self.loop.attention
         if attention is None or attention.reading is None or not attention.reading.unreadable:
             self.loop.rethrow()
+            self.source.reach_in()
+            self.source.wait(self.loop.timing.clear_frames + 2)
             return
         self.gm_fixes += 1
         box = attention.reading.unreadable[0].box
@@ -94,6 +96,8 @@ class SimulatedTable:
             self.loop.enter_die(0, truth.die, truth.value)
         except RuleError:
             self.loop.rethrow()
+            self.source.reach_in()
+            self.source.wait(self.loop.timing.clear_frames + 2)
 
 
 def _distance(a: tuple[float, ...], b: tuple[float, ...]) -> float:

@@ -5,6 +5,7 @@ A malformed, oversized, unknown or refused command changes nothing; the reply sa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -23,6 +24,7 @@ from tidetower.mqtt.payloads import (
     DeclareCommand,
     DieCommand,
     RereadCommand,
+    RethrowCommand,
     RollCommand,
     SystemCommand,
     TideCommand,
@@ -39,6 +41,9 @@ class TowerControls(Protocol):
 
     def enter_die(self, index: int, die: str, value: int) -> None:
         """Set die `index` of the pending reading by hand; raise ValueError if impossible."""
+
+    def rethrow(self) -> None:
+        """Discard the pending reading to throw again; raise ValueError if none is pending."""
 
 
 class Refused(Exception):
@@ -66,6 +71,10 @@ def _validation_refusal(error: ValidationError) -> Refused:
     return Refused(field, f"{field}: {first['msg']}" if field else first["msg"])
 
 
+# Commands the read loop carries out. They run outside the table's lock: the loop takes its
+# own lock, then the table's (recording a roll), so holding the table's first could deadlock.
+LOOP_COMMANDS = (DieCommand, RereadCommand, RethrowCommand)
+
 # The field an engine refusal is about when its message names none of the command's fields.
 _MAIN_FIELD: dict[type[BaseModel], str] = {SystemCommand: "name", RollCommand: "dice",
                                             DieCommand: "index"}
@@ -80,7 +89,7 @@ def _guess_field(command: BaseModel, message: str) -> str | None:
 
 
 class CommandDesk:
-    """Parses, checks and applies commands to one table, one at a time under `lock`."""
+    """Parses, checks and applies commands: table ones under `lock`, loop ones to `controls`."""
 
     def __init__(self, table: Table, controls: TowerControls | None,
                  lock: threading.RLock, max_bytes: int = 4096,
@@ -97,7 +106,8 @@ class CommandDesk:
         try:
             data = self._parse(raw)
             model = self._validate(name, data)
-            with self.lock:
+            loop = isinstance(model, LOOP_COMMANDS)
+            with contextlib.nullcontext() if loop else self.lock:
                 detail = self._apply(model)
         except Refused as refused:
             error = CommandError(field=refused.field, message=refused.message)
@@ -146,6 +156,8 @@ class CommandDesk:
             self._controls("die").enter_die(command.index, command.kind, command.value)
         elif isinstance(command, RereadCommand):
             self._controls("reread").reread()
+        elif isinstance(command, RethrowCommand):
+            self._controls("rethrow").rethrow()
         else:  # UndoCommand
             record = self.table.undo()
             return {"roll_id": record.id}

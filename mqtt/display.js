@@ -5,6 +5,7 @@
 const $ = (id) => document.getElementById(id);
 const seen = new Set();            // roll event ids already shown (QoS 1 may repeat one)
 let config, client, base, requestCount = 0;
+let lastSession = null;            // the latest retained `session` (attention.js reads it)
 
 async function loadConfig() {
   const query = new URLSearchParams(location.search);
@@ -39,7 +40,7 @@ function connect() {
       $("link").classList.toggle("off", state !== "online");
     },
   });
-  for (const name of ["status", "tide", "session", "roll", "cmd/result"]) {
+  for (const name of ["status", "tower", "tide", "session", "roll", "cmd/result"]) {
     client.subscribe(`${base}/${name}`, 1);
   }
   client.connect();
@@ -48,6 +49,7 @@ function connect() {
 function received(topic, text) {
   const name = topic.slice(base.length + 1);
   if (name === "status") { showTower(text); return; }
+  if (name === "tower") { showTowerState(text); return; }
   let body;
   try { body = JSON.parse(text); } catch (error) { return; }
   if (name === "tide") showTide(body);
@@ -59,6 +61,7 @@ function received(topic, text) {
 function showTower(text) {
   $("tower").textContent = "tower " + text;
   $("tower").classList.toggle("off", text !== "online");
+  $("tower-state").classList.toggle("stale", text !== "online");
 }
 
 function showTide(bar) {
@@ -81,6 +84,7 @@ function showTide(bar) {
 }
 
 function showSession(session) {
+  lastSession = session;
   const d = session.declared || {};
   const parts = [d.actor, d.side && `side ${session.sides[d.side].label}`, d.mode,
     d.pool != null && d.tier && `${d.pool}${d.tier}`, d.tide_linked && "Tide-linked",
@@ -152,7 +156,7 @@ function dieFace(die, index) {
   box.dataset.kind = die.kind;
   box.dataset.value = die.value;
   const sure = die.confidence != null ? ` ${(die.confidence * 100).toFixed(0)}%` : "";
-  box.title = `die #${index}: the index the "Fix die" form takes`;
+  box.title = `die #${index} of the roll`;
   box.innerHTML = svg.join("") + `<span>#${index} ${die.kind}${sure}</span>`;
   return box;
 }
@@ -160,10 +164,12 @@ function dieFace(die, index) {
 function showResult(reply) {
   if (!reply.id || !reply.id.startsWith(client.options.clientId)) return;
   if (reply.id === waitingFor) waitingFor = null;
-  const status = $("cmd-status");
-  status.className = reply.ok ? "ok" : "error";
-  status.textContent = reply.ok ? `${reply.command}: done`
-    : `${reply.command} refused${reply.error.field ? ` (${reply.error.field})` : ""}: ${reply.error.message}`;
+  attentionReplied(reply);
+  for (const status of [$("cmd-status"), $("attention-status")]) {  // the GM sees it where they tapped
+    status.className = reply.ok ? "ok" : "error";
+    status.textContent = reply.ok ? `${reply.command}: done`
+      : `${reply.command} refused${reply.error.field ? ` (${reply.error.field})` : ""}: ${reply.error.message}`;
+  }
 }
 
 let waitingFor = null;
@@ -171,15 +177,17 @@ let waitingFor = null;
 function send(command, body) {
   body.id = `${client.options.clientId}-${++requestCount}`;
   waitingFor = body.id;
-  $("cmd-status").className = "muted";
-  $("cmd-status").textContent = `${command}: sent…`;
-  const fail = (message) => {
-    if (waitingFor !== body.id) return;
-    $("cmd-status").className = "error";
-    $("cmd-status").textContent = `${command}: ${message}`;
+  const say = (kind, text) => {
+    for (const status of [$("cmd-status"), $("attention-status")]) {
+      status.className = kind;
+      status.textContent = text;
+    }
   };
+  say("muted", `${command}: sent…`);
+  const fail = (message) => { if (waitingFor === body.id) say("error", `${command}: ${message}`); };
   client.publish(`${base}/cmd/${command}`, JSON.stringify(body), 1).catch((error) => fail(error.message));
   setTimeout(() => fail("no reply from the tower (offline, or not allowed to send commands?)"), 5000);
+  return body.id;
 }
 
 const NUMBERS = new Set(["pool", "weight_a", "weight_b", "index", "value"]);

@@ -1,7 +1,7 @@
 """`tidetower display`: serves the table page, which talks to the broker over WebSockets.
 
-The page (display.html, display.js, mqttws.js, display.css) can also be opened from a file
-with `?ws=ws://HOST:PORT/mqtt&table=NAME`; `--export DIR` writes it out for that.
+The page (display.html, display.js, attention.js, mqttws.js, display.css) can also be opened
+from a file with `?ws=ws://HOST:PORT/mqtt&table=NAME`; `--export DIR` writes it out for that.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from tidetower.mqtt.settings import MqttSettings
 
 PAGE_DIR = Path(__file__).resolve().parent
 FILES = {"display.html": "text/html", "display.js": "text/javascript",
-         "mqttws.js": "text/javascript", "display.css": "text/css"}
+         "attention.js": "text/javascript", "mqttws.js": "text/javascript",
+         "display.css": "text/css"}
 
 
 def page_config(settings: MqttSettings) -> bytes:
@@ -34,7 +35,7 @@ def _handler(settings: MqttSettings) -> type[BaseHTTPRequestHandler]:
     config = page_config(settings)
 
     class PageHandler(BaseHTTPRequestHandler):
-        """Serves the page's four files and config.json; nothing else."""
+        """Serves the page's files and config.json; nothing else."""
 
         def do_GET(self) -> None:
             name = self.path.split("?")[0].lstrip("/") or "display.html"

@@ -125,6 +125,36 @@ class RollEvent(_Wire):
     motions: list[MotionBody] = []
 
 
+TowerStateName = Literal["idle", "rolling", "settling", "reading", "result",
+                         "waiting-for-clear", "needs-attention", "error"]
+AttentionKind = Literal["unreadable", "blocked", "unsettled", "refused"]
+
+
+class UnreadableBody(BaseModel):
+    """A die the camera saw but could not read: its index for `cmd/die`, box and why."""
+
+    index: int = Field(ge=0, description="the `index` cmd/die takes to enter this die")
+    box: list[float] | None = Field(None, description="normalised x0, y0, x1, y1 (0..1)")
+    reason: str
+
+
+class AttentionBody(BaseModel):
+    """Why the tower waits for the GM, the dice it could not read and those it did."""
+
+    kind: AttentionKind
+    reason: str
+    unreadable: list[UnreadableBody] = []
+    dice: list[DieRead] = []
+
+
+class TowerPayload(_Wire):
+    """Retained `tower`: the read loop's state, why it needs attention, or its error."""
+
+    state: TowerStateName
+    attention: AttentionBody | None = None
+    error: str | None = None
+
+
 class CommandError(BaseModel):
     """Why a command was refused: the field at fault (if one is) and a message."""
 
@@ -232,9 +262,14 @@ class RereadCommand(_Command):
     """Have the camera read the tray again."""
 
 
+class RethrowCommand(_Command):
+    """Discard the pending reading: the dice are to be thrown again."""
+
+
 COMMAND_TYPES: dict[str, type[_Command]] = {
     "declare": DeclareCommand, "tide": TideCommand, "system": SystemCommand,
     "roll": RollCommand, "die": DieCommand, "undo": UndoCommand, "reread": RereadCommand,
+    "rethrow": RethrowCommand,
 }
 
 SessionPayload.model_rebuild()

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from tidetower.engine.codec import dump
 from tidetower.engine.dice import Roll
@@ -25,9 +25,10 @@ from tidetower.engine.table import Table
 from tidetower.mqtt.client import BrokerClient, Message, Will
 from tidetower.mqtt.commands import CommandDesk, Detail, TowerControls
 from tidetower.mqtt.ha import discovery_messages
-from tidetower.mqtt.payloads import CommandError, CommandResult, Phase
+from tidetower.mqtt.payloads import CommandError, CommandResult, Phase, TowerPayload
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
+from tidetower.mqtt.tower import LoopView, attention_body, tower_payload
 from tidetower.mqtt.views import Reading, roll_event, seen_event, session_payload, tide_payload
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,8 @@ class TablePublisher:
         self._attempts = itertools.count(1)
         self._ilock = threading.Lock()
         self._fresh = False
+        self._tower: TowerPayload | None = None  # the read loop's latest state, if it has one
+        self._tower_due = False
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
@@ -107,6 +110,26 @@ class TablePublisher:
             self._keep_reading(event.id, reading)
         self._send(self.topics.roll, event, retain=False)
 
+    def tower_state(self, state: str, attention: Mapping[str, Any] | None = None,
+                    error: str | None = None) -> None:
+        """Publish the read loop's state (retained `tower`) soon; never waits on the network."""
+        try:
+            body = tower_payload(state, attention, error)
+        except ValidationError:  # a bug in the caller: say so, and keep the loop running
+            log.exception("tower state %r cannot be published", state)
+            return
+        with self._ilock:
+            self._tower, self._tower_due = body, True
+        self._wake.set()
+
+    def follow_loop(self, loop: LoopView) -> None:
+        """Publish the read loop's state now and on every change it makes."""
+        def changed(state: object) -> None:
+            self.tower_state(str(state), attention_body(loop.attention), loop.error)
+
+        loop.on_state.append(changed)
+        changed(loop.state)
+
     def wait_delivered(self, timeout: float) -> bool:
         """True once every outbox event has been acknowledged by the broker."""
         deadline = time.monotonic() + timeout
@@ -155,6 +178,8 @@ class TablePublisher:
         self._send_pending()
         if fresh:
             self._publish_state()
+        else:
+            self._publish_tower(only_if_due=True)
 
     def _send_pending(self) -> None:
         for event in self.table.store.pending(WINDOW * 2):
@@ -212,8 +237,20 @@ class TablePublisher:
         state = self.table.state
         self._send(self.topics.tide, tide_payload(dump(state.bar())), retain=True)
         self._send(self.topics.session, session_payload(state, self._readings), retain=True)
+        self._publish_tower(only_if_due=False)
         if self.settings.ha_discovery:
             self._publish_discovery()
+
+    def _publish_tower(self, only_if_due: bool) -> None:
+        """The latest `tower`; with no read loop, clear a retained one left from before."""
+        with self._ilock:
+            body, due, self._tower_due = self._tower, self._tower_due, False
+        if only_if_due and not due:
+            return
+        if body is None:
+            self.client.publish(self.topics.tower, b"", 1, True)
+        else:
+            self._send(self.topics.tower, body, retain=True)
 
     def _send(self, topic: str, body: BaseModel, retain: bool) -> None:
         self.client.publish(topic, body.model_dump_json(), 1, retain)

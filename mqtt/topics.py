@@ -31,6 +31,10 @@ class Topics:
         return f"{self.base}/session"
 
     @property
+    def tower(self) -> str:
+        return f"{self.base}/tower"
+
+    @property
     def roll(self) -> str:
         return f"{self.base}/roll"
 

@@ -31,6 +31,11 @@ class ReadLoop:
             raise ValueError(f"the pending reading has 3 dice; index {index} is not one")
         self.calls.append(("die", index, die, value))
 
+    def rethrow(self) -> None:
+        if not self.calls:
+            raise ValueError("nothing to throw again: no reading is waiting for the GM")
+        self.calls.append(("rethrow",))
+
 
 class Gm:
     """A GM's client: sends a command and waits for its reply on cmd/result."""
@@ -73,7 +78,9 @@ def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]
     assert publisher.table.bar().position == 5
     assert gm.send("die", {"id": "f1", "index": 1, "kind": "d8", "value": 7}, "f1")["ok"]
     assert gm.send("reread", {"id": "x1"}, "x1")["ok"]
-    assert publisher.desk.controls.calls == [("die", 1, "d8", 7), ("reread",)]  # type: ignore[union-attr]
+    assert gm.send("rethrow", {"id": "x2", "v": 1}, "x2")["ok"]
+    assert publisher.desk.controls.calls == [  # type: ignore[union-attr]
+        ("die", 1, "d8", 7), ("reread",), ("rethrow",)]
 
 
 BAD = [
@@ -91,11 +98,15 @@ BAD = [
     ("die", {"id": "b10", "index": 3, "kind": "d8", "value": 2}, "index", "index 3"),
     ("undo", {"id": "b11"}, None, "nothing to undo"),
     ("undo", {"id": ""}, "id", "at least 1 character"),
+    ("rethrow", {"id": "b12", "index": 0}, "index", "Extra inputs"),
+    ("rethrow", {"id": "b13", "v": "one"}, "v", "valid integer"),
+    ("rethrow", {"v": 1}, "id", "id: Field required"),
+    ("rethrow", {"id": "b15"}, None, "nothing to throw again"),
 ]
 
 
 @pytest.mark.parametrize(("name", "body", "field", "words"), BAD,
-                         ids=[b[1]["id"] if isinstance(b[1], dict) else f"raw{i}"
+                         ids=[b[1].get("id", f"no-id{i}") if isinstance(b[1], dict) else f"raw{i}"
                               for i, b in enumerate(BAD)])
 def test_bad_commands_change_nothing_and_say_why(
         tower: tuple[TablePublisher, Gm, Listener], name: str, body: dict[str, Any] | bytes,
@@ -103,7 +114,7 @@ def test_bad_commands_change_nothing_and_say_why(
     publisher, gm, _ = tower
     before = publisher.table.state
     # an oversized body is refused unread, so its reply cannot carry the request's id
-    request = body["id"] if isinstance(body, dict) and len(str(body)) < 4096 else None
+    request = body.get("id") if isinstance(body, dict) and len(str(body)) < 4096 else None
     reply = gm.send(name, body, request) if request else _reply_without_id(gm, name, body)
     assert not reply["ok"] and reply["error"]["field"] == field
     assert words in reply["error"]["message"]
@@ -124,6 +135,7 @@ topic write tidetower/+/status
 topic write tidetower/+/tide
 topic write tidetower/+/session
 topic write tidetower/+/roll
+topic write tidetower/+/tower
 topic write tidetower/+/cmd/result
 topic read tidetower/+/cmd/+
 # GM tablets read everything and send commands.
@@ -165,14 +177,19 @@ def _display_refused_gm_obeyed(broker: Mosquitto, tmp_path: Path) -> None:
         return tower.model_copy(update={"username": user, "password_env": f"PW_{user.upper()}"})
 
     with TablePublisher(Table(tmp_path / "s.db"), tower) as publisher, \
-            Listener(as_user("display"), topics.tide, topics.command_result) as display, \
+            Listener(as_user("display"), topics.tide, topics.tower,
+                     topics.command_result) as display, \
             Listener(as_user("gm"), topics.command_result) as gm:
         assert display.json_on(topics.tide)["position"] == 8  # displays may read
+        publisher.tower_state("idle")
+        shown = display.wait_for(lambda m: m.topic == topics.tower and m.payload != b"")
+        assert json.loads(shown.payload)["state"] == "idle"
         display.client.publish(topics.command("tide"), '{"id": "d", "weight_a": 3}', qos=1)
         gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
         assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
         display.drain(0.5)
-        assert all(json.loads(m.payload).get("id") != "d" for m in display.seen)
+        replies = [m for m in display.seen if m.topic == topics.command_result]
+        assert all(json.loads(m.payload).get("id") != "d" for m in replies)
         assert publisher.table.bar().position == 4  # the GM's Tide, never the display's
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 from mqtt_fixtures import Embedded, Mosquitto, free_port
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Error, Page, expect, sync_playwright
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
+from tidetower.mqtt.commands import TowerControls
 from tidetower.mqtt.display import DisplayServer, export_page
 from tidetower.mqtt.publisher import TablePublisher
 
@@ -27,8 +28,12 @@ def page(tmp_path: Path) -> Iterator[Page]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
-        yield context.new_page()
+        page = context.new_page()
+        errors: list[Error] = []
+        page.on("pageerror", lambda error: errors.append(error))
+        yield page
         browser.close()
+    assert not errors, f"the page's script failed: {errors}"
 
 
 def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
@@ -81,3 +86,57 @@ def test_the_page_opened_late_from_a_file_shows_the_bar_and_last_roll(
         expect(page.locator("#bar .cell")).to_have_count(16)
         expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")  # from `session`
         expect(page.locator("#dice .die")).to_have_count(2)
+
+
+class Tray:
+    """The read loop's side of the GM's fixes (TowerControls), recording each call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    def reread(self) -> None:
+        self.calls.append(("reread",))
+
+    def enter_die(self, index: int, die: str, value: int) -> None:
+        self.calls.append(("die", index, die, value))
+
+    def rethrow(self) -> None:
+        self.calls.append(("rethrow",))
+
+
+ATTENTION = {
+    "kind": "unreadable", "reason": "2 die(s) could not be read: face blurred; dice touching",
+    "unreadable": [{"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "face blurred"},
+                   {"index": 1, "box": [0.7, 0.5, 0.8, 0.64], "reason": "dice touching"}],
+    "dice": [{"kind": "d6", "value": 4, "confidence": 0.97, "box": [0.1, 0.1, 0.2, 0.24]}]}
+
+
+def test_the_gm_fixes_an_unreadable_die_from_the_page(
+        mosquitto: Mosquitto, tmp_path: Path, page: Page) -> None:
+    settings = mosquitto.settings()
+    tray: TowerControls = Tray()
+    with TablePublisher(Table(tmp_path / "s.db"), settings, tray) as publisher, \
+            DisplayServer(settings, port=free_port()) as server:
+        publisher.tower_state("needs-attention", ATTENTION)
+        page.goto(server.url)
+        expect(page.locator("#tower-state")).to_have_text("needs attention", timeout=5000)
+        panel = page.locator("#attention-panel")
+        expect(panel.locator(".unreadable")).to_have_count(2)
+        expect(panel.locator(".unreadable").nth(1)).to_contain_text("#1: dice touching")
+        expect(panel.locator("#tray .spot.unread")).to_have_count(2)
+        faces = panel.locator(".unreadable").nth(1).locator("button.face")
+        expect(faces).to_have_count(6)  # the dice read are d6: faces 1..6
+        box = faces.nth(5).bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390  # on the phone's screen
+        faces.nth(3).click()
+        expect(page.locator("#attention-status")).to_have_text("die: done")
+        assert tray.calls == [("die", 1, "d6", 4)]  # type: ignore[attr-defined]
+        expect(panel.locator(".unreadable")).to_have_count(1)  # the loop drops the die entered
+        page.locator("#attention-rethrow").click()
+        expect(page.locator("#cmd-status")).to_have_text("rethrow: done")
+        page.locator("#attention-reread").click()
+        expect(page.locator("#cmd-status")).to_have_text("reread: done")
+        assert tray.calls[1:] == [("rethrow",), ("reread",)]  # type: ignore[attr-defined]
+        publisher.tower_state("waiting-for-clear")
+        expect(page.locator("#tower-state")).to_have_text("clear the tray")
+        expect(panel).to_be_hidden()

@@ -78,7 +78,7 @@ def test_a_kill_mid_roll_loses_no_earlier_roll(tmp_path: Path) -> None:
 def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings().with_broker(f"127.0.0.1:{mosquitto.port}", "sim1")
     topics = Topics.of(settings)
-    with Listener(settings, topics.roll, topics.tide) as listener:
+    with Listener(settings, topics.roll, topics.tide, topics.tower) as listener:
         run = subprocess.run(
             [*RUN, "run", "--sim", "--rolls", "3", "--json", "--fast", "--seed", "4",
              "--store", str(tmp_path / "s.db"), "--broker", f"127.0.0.1:{mosquitto.port}",
@@ -87,6 +87,8 @@ def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: 
         results = [listener.json_on(topics.roll, lambda b, i=r["roll"]: b["id"] == i
                                     and b["phase"] == "result") for r in printed]
         bar = listener.json_on(topics.tide)
+        tower = listener.json_on(topics.tower, lambda b: b["state"] == "result")
+    assert tower["attention"] is None
     assert [r["seq"] for r in results] == [1, 2, 3]
     for line, event in zip(printed, results, strict=True):
         assert [d["value"] for d in event["dice"]] == [d["value"] for d in line["dice"]]

@@ -263,3 +263,23 @@ def test_reread_after_a_result_replaces_the_roll(tmp_path: Path, factory: MockFa
     history = loop.table.state.history
     assert len(history) == 1 and history[0].id != first.id
     assert [d.face for d in history[0].roll.dice] == [d.face for d in first.roll.dice]
+
+
+def test_throw_again_discards_the_pending_reading(tmp_path: Path, factory: MockFactory) -> None:
+    empty, cut, _ = _half_out_of_frame()
+    source = Frames(*[empty] * 3, *[cut] * 8, empty)
+    devices = TowerDevices(SIM_PINS, pin_factory=factory)
+    loop = ReadLoop(source, Table(tmp_path / "s.db"), read_dice, devices, SettleWatch())
+    with pytest.raises(RuleError, match="nothing to throw again"):
+        loop.rethrow()
+    _steps(loop, 3)
+    factory.pin(BEAM).drive_low()
+    loop.step()
+    factory.pin(BEAM).drive_high()
+    _steps(loop, 8)
+    assert loop.state is TowerState.NEEDS_ATTENTION
+    loop.rethrow()
+    assert loop.attention is None and loop.state is TowerState.WAITING_FOR_CLEAR
+    _steps(loop, 6)  # the tray is cleared
+    assert loop.state is TowerState.IDLE
+    assert loop.table.state.history == ()

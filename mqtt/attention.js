@@ -1,0 +1,132 @@
+// The tower's state chip and the needs-attention panel: fix an unreadable die by picking
+// its face (cmd/die), have the tray read again (cmd/reread), or throw again (cmd/rethrow).
+// Uses `$`, `send` and `lastSession` from display.js (loaded after this file).
+"use strict";
+
+const STATE_WORDS = {
+  "idle": "ready", "rolling": "dice rolling", "settling": "settling", "reading": "reading",
+  "result": "result", "waiting-for-clear": "clear the tray", "needs-attention": "needs attention",
+  "error": "error",
+};
+let shownAttention = null;         // the attention on screen (replaced by each `tower` payload)
+const pendingFix = new Map();      // request id -> [attention it was sent against, index]
+
+function showTowerState(text) {
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch (error) { body = null; }
+  const chip = $("tower-state");
+  chip.hidden = !body;
+  if (!body) { showAttention(null); return; }
+  chip.textContent = STATE_WORDS[body.state] || body.state;
+  chip.dataset.state = body.state;
+  chip.title = body.error || (body.attention ? body.attention.reason : "");
+  $("tower-error").hidden = body.state !== "error";
+  $("tower-error").textContent = body.error ? `Camera: ${body.error}` : "";
+  showAttention(body.state === "needs-attention" ? body.attention : null);
+}
+
+function showAttention(attention) {
+  shownAttention = attention;
+  $("attention-panel").hidden = !attention;
+  if (!attention) return;
+  $("attention-reason").textContent = attention.reason;
+  $("tray").replaceChildren(...trayBoxes(attention));
+  $("unreadable").replaceChildren(...attention.unreadable.map((u, i) => unreadableItem(u, i, attention)));
+  $("attention-kind").textContent = attention.unreadable.length ? "" : attention.kind;
+}
+
+function trayBoxes(attention) {
+  const read = attention.dice.map((d) => trayBox(d.box, `${d.value}`, "read", `${d.kind} read as ${d.value}`));
+  const unread = attention.unreadable.map((u) => trayBox(u.box, `#${u.index}`, "unread", u.reason));
+  return [...read, ...unread].filter(Boolean);
+}
+
+function trayBox(box, label, kind, title) {
+  if (!box || box.length !== 4) return null;
+  const mark = document.createElement("div");
+  mark.className = `spot ${kind}`;
+  mark.textContent = label;
+  mark.title = title;
+  const [x0, y0, x1, y1] = box.map((v) => Math.min(Math.max(v, 0), 1) * 100);
+  Object.assign(mark.style, { left: `${x0}%`, top: `${y0}%`, width: `${x1 - x0}%`, height: `${y1 - y0}%` });
+  return mark;
+}
+
+// The kind an unreadable die most likely is: that of the dice read, else the declared tier.
+function likelyKind(attention) {
+  const counts = {};
+  for (const d of attention.dice) counts[d.kind] = (counts[d.kind] || 0) + 1;
+  const best = Object.keys(counts).sort((a, b) => counts[b] - counts[a])[0];
+  const declared = lastSession ? lastSession.declared : null;
+  return best || (declared && declared.tier) || "d6";
+}
+
+function unreadableItem(unread, position, attention) {
+  const item = document.createElement("li");
+  item.className = "unreadable";
+  item.dataset.index = unread.index;
+  const title = document.createElement("p");
+  title.textContent = `Die #${unread.index}: ${unread.reason}`;
+  const kind = document.createElement("select");
+  kind.className = "kind";
+  kind.setAttribute("aria-label", `kind of die #${unread.index}`);
+  for (const name of ["d6", "d4", "d8", "d10", "d12", "d20", "d100"]) kind.add(new Option(name, name));
+  kind.value = likelyKind(attention);
+  const faces = document.createElement("div");
+  faces.className = "faces";
+  const drawFaces = () => faces.replaceChildren(...facePicker(unread.index, kind.value, attention));
+  kind.addEventListener("change", drawFaces);
+  drawFaces();
+  item.append(title, kind, faces);
+  return item;
+}
+
+function facePicker(index, kind, attention) {
+  const sides = Number(kind.slice(1));
+  if (sides > 20) return [faceInput(index, kind, attention)];
+  const buttons = [];
+  for (let value = 1; value <= sides; value++) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "face";
+    button.dataset.face = value;
+    button.textContent = value;
+    button.setAttribute("aria-label", `die #${index} shows ${value}`);
+    button.addEventListener("click", () => fixDie(index, kind, value, attention));
+    buttons.push(button);
+  }
+  return buttons;
+}
+
+function faceInput(index, kind, attention) {
+  const form = document.createElement("form");
+  form.innerHTML = '<input type="number" min="1" max="100" inputmode="numeric" aria-label="face"><button>Set</button>';
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    fixDie(index, kind, Number(form.elements[0].value), attention);
+  });
+  return form;
+}
+
+function fixDie(index, kind, value, attention) {
+  const id = send("die", { index, kind, value });
+  pendingFix.set(id, [attention, index]);
+}
+
+// A die entered: the loop drops it from the list (later ones move down one), unless the
+// tower has already sent the list as it now is.
+function attentionReplied(reply) {
+  const fix = pendingFix.get(reply.id);
+  pendingFix.delete(reply.id);
+  if (!fix || !reply.ok || fix[0] !== shownAttention) return;
+  const [attention, index] = fix;
+  const rest = attention.unreadable.filter((u) => u.index !== index).map((u, i) => ({ ...u, index: i }));
+  showAttention(rest.length ? { ...attention, unreadable: rest } : null);
+}
+
+function wireAttention() {
+  $("attention-reread").addEventListener("click", () => send("reread", {}));
+  $("attention-rethrow").addEventListener("click", () => send("rethrow", {}));
+}
+
+document.addEventListener("DOMContentLoaded", wireAttention);  // after display.js has run

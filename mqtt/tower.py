@@ -1,0 +1,98 @@
+"""The read loop's state as the retained `tower` payload, from the loop's own objects.
+
+The loop's `Attention`, `Reading`, `DieRead` and `Unreadable` are matched by shape here
+(Protocols), so this package does not import the firmware or the camera code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from tidetower.mqtt.payloads import TowerPayload
+
+
+class SeenDie(Protocol):
+    """A die the camera read (vision's `DieRead`)."""
+
+    @property
+    def die(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    @property
+    def box(self) -> Sequence[float]: ...
+    @property
+    def confidence(self) -> float: ...
+
+
+class UnreadDie(Protocol):
+    """A die the camera saw but could not read (vision's `Unreadable`)."""
+
+    @property
+    def box(self) -> Sequence[float]: ...
+    @property
+    def reason(self) -> str: ...
+
+
+class TrayReading(Protocol):
+    """What the camera made of the tray (vision's `Reading`)."""
+
+    @property
+    def dice(self) -> Sequence[SeenDie]: ...
+    @property
+    def unreadable(self) -> Sequence[UnreadDie]: ...
+
+
+class LoopAttention(Protocol):
+    """Why the read loop waits for the GM (firmware's `Attention`)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def reading(self) -> TrayReading | None: ...
+
+
+class LoopView(Protocol):
+    """The read loop as the publisher follows it (firmware's `ReadLoop`)."""
+
+    @property
+    def state(self) -> str: ...
+    @property
+    def attention(self) -> LoopAttention | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def on_state(self) -> list[Callable[[Any], None]]: ...
+
+
+def _box(box: Sequence[float]) -> list[float]:
+    return [round(float(v), 5) for v in box]
+
+
+def attention_body(attention: LoopAttention | None) -> dict[str, Any] | None:
+    """The `attention` of the `tower` payload from the loop's Attention (None stays None)."""
+    if attention is None:
+        return None
+    reading = attention.reading
+    unread = reading.unreadable if reading is not None else ()
+    seen = reading.dice if reading is not None else ()
+    return {
+        "kind": attention.kind, "reason": attention.reason,
+        "unreadable": [{"index": i, "box": _box(u.box), "reason": u.reason}
+                       for i, u in enumerate(unread)],
+        "dice": [{"kind": d.die, "value": d.value, "box": _box(d.box),
+                  "confidence": round(float(d.confidence), 4)} for d in seen],
+    }
+
+
+def tower_payload(state: str, attention: Mapping[str, Any] | None = None,
+                  error: str | None = None) -> TowerPayload:
+    """The retained `tower`: attention only in needs-attention, the error only in error."""
+    name = str(state)
+    return TowerPayload.model_validate({
+        "state": name,
+        "attention": attention if name == "needs-attention" else None,
+        "error": error if name == "error" else None,
+    })
