@@ -6,13 +6,15 @@ The one module of the engine that touches a disk. A process killed at any moment
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tidetower.engine.codec import SCHEMA_VERSION, dump, dump_tracker, load, load_tracker
 from tidetower.engine.rules import JSONValue, RollContext, RollRecord
@@ -57,6 +59,7 @@ class SessionStore:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._owner = _claim(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -118,15 +121,34 @@ class SessionStore:
         return _Transaction(self._db, self._lock)
 
     def close(self) -> None:
-        """Close the database file."""
+        """Close the database file and let another process have the table."""
         with self._lock:
             self._db.close()
+            self._owner.close()
 
     def __enter__(self) -> SessionStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _claim(path: Path) -> IO[str]:
+    """Hold `<store>.lock` so that one process at a time writes a table (freed if it dies)."""
+    owner = open(path.with_name(path.name + ".lock"), "a+", encoding="utf-8")  # noqa: SIM115
+    try:
+        fcntl.lockf(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        owner.seek(0)
+        holder = owner.read().strip() or "another process"
+        owner.close()
+        raise StoreError(f"session store {path} is in use by {holder}: one tower (or "
+                         "`tidetower session`) at a time; send commands over MQTT instead"
+                         ) from None
+    owner.truncate(0)
+    owner.write(f"tidetower pid {os.getpid()}")
+    owner.flush()
+    return owner
 
 
 class _Transaction:

@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tidetower.engine.rules import RollRecord
 from tidetower.engine.session import new_session, record_roll
+from tidetower.engine.store import StoreError
 from tidetower.engine.table import Table
 
 # A tower that rolls as fast as it can, printing each roll only after it is stored.
@@ -67,3 +70,20 @@ def test_kill_minus_nine_mid_session_loses_nothing(tmp_path: Path) -> None:
         assert table.bar().position == _replayed_position(table)
         assert table.state.next_seq == len(ids) + 1
         table.close()
+
+
+def test_one_process_at_a_time_writes_a_table(tmp_path: Path) -> None:
+    store = tmp_path / "session.db"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom tidetower.engine.table import Table\n"
+         "t = Table(sys.argv[1]); print('ready', flush=True); time.sleep(60)", str(store)],
+        stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    try:
+        with pytest.raises(StoreError, match=f"in use by tidetower pid {holder.pid}"):
+            Table(store)
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+    with Table(store) as table:  # the dead holder's claim went with it
+        assert table.state.history == ()
