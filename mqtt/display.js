@@ -97,19 +97,33 @@ function showSession(session) {
   if (session.last_roll && !shownRoll) showRoll(session.last_roll);
 }
 
+// Odds rows: a count (2 Marks, 3 hits) or a named result (a grade, a lot), then what the
+// roll comes to (bad / partial / full, lands / misses) and the chance of an explosion.
 function showOdds(odds) {
   if (!odds) { $("odds").replaceChildren(); return; }
-  const rows = odds.rows.map((row) => {
-    const line = document.createElement("div");
-    line.className = "row";
-    line.innerHTML = `<span>${row.value} ${odds.counts}</span><div><div class="fill"></div></div>` +
-      `<span>${(row.chance * 100).toFixed(1)}%</span>`;
-    line.querySelector(".fill").style.width = `${row.chance * 100}%`;
-    return line;
-  });
+  const named = odds.rows.some((row) => row.label);
+  const rows = odds.rows.map((row) =>
+    oddsLine(row.label || `${row.value} ${odds.counts}`, row.chance, "row"));
+  const outcomes = (odds.outcomes || []).map((o) => oddsLine(o.label, o.chance, "row outcome"));
+  if (odds.explosion != null) outcomes.push(oddsLine("6s explode", odds.explosion, "row outcome"));
+  if (outcomes.length) outcomes[outcomes.length - 1].style.marginBottom = ".4rem";
+  const lines = [...outcomes, ...rows];
+  const longest = Math.max(...lines.map((line) => line.firstChild.textContent.length));
+  for (const line of lines) line.style.gridTemplateColumns = `max(3rem, min(${longest}ch, 45%)) 1fr 3.5rem`;
   const title = document.createElement("p");
-  title.textContent = `Odds for ${odds.dice}: mean ${odds.mean} ${odds.counts}`;
-  $("odds").replaceChildren(title, ...rows);
+  title.textContent = named ? `Odds for ${odds.dice}` : `Odds for ${odds.dice}: mean ${odds.mean} ${odds.counts}`;
+  $("odds").replaceChildren(title, ...lines);
+}
+
+function oddsLine(label, chance, className) {
+  const line = document.createElement("div");
+  line.className = className;
+  line.innerHTML = '<span></span><div><div class="fill"></div></div><span></span>';
+  const [name, , percent] = line.children;
+  name.textContent = label;
+  percent.textContent = `${(chance * 100).toFixed(1)}%`;
+  line.querySelector(".fill").style.width = `${chance * 100}%`;
+  return line;
 }
 
 function historyItem(id, summary, dice) {

@@ -61,7 +61,15 @@ class OddsRow(BaseModel):
 
     value: int
     chance: float
-    at_least: float
+    at_least: float = Field(description="chance of this value or more (this grade or better)")
+    label: str | None = Field(None, description="the result's name at the table (a grade)")
+
+
+class OutcomeChance(BaseModel):
+    """The chance of one thing the declared roll can come to (a full success, a hit)."""
+
+    label: str
+    chance: float
 
 
 class OddsBody(BaseModel):
@@ -70,7 +78,10 @@ class OddsBody(BaseModel):
     counts: str
     dice: str
     rows: list[OddsRow]
-    mean: float
+    mean: float = Field(description="the mean of the rows' `value`")
+    outcomes: list[OutcomeChance] = Field(
+        [], description="what the roll comes to, each with its chance; together they sum to 1")
+    explosion: float | None = Field(None, description="d6-pool: chance a pair of 6s explodes")
 
 
 class HistoryItem(BaseModel):
