@@ -1,1 +1,1 @@
-"""Tide Tower."""
+"""Tide Tower vision: read the dice in a photo of the tray (see docs/vision.md)."""

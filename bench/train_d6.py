@@ -1,0 +1,233 @@
+"""Train the d6 finder and face reader on the dev split of d6-tray plus synthetic trays.
+
+Usage: python bench/train_d6.py [--only faces|finder] [--holdout]
+Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and d6_faces.onnx;
+the defaults reproduce the shipped models (about 25 minutes on two CPU cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from d6_nets import DieFinder, FaceReader
+
+from tidetower.vision.d6.nets import (
+    FACE_MARGIN,
+    FACE_SIZE,
+    FIND_SIZE,
+    FIND_STRIDE,
+    face_crop,
+    to_blob,
+)
+from tidetower.vision.score import load_labels, split_of
+from tidetower.vision.synth import TraySpec, render_tray
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / ".." / "shared" / "data" / "d6-tray"
+MODELS = ROOT / "vision" / "d6"
+Photo = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""An image, die centres (N, 2) and sides (N,) in pixels, and face values (N,)."""
+
+
+def dev_photos(holdout: bool) -> list[Photo]:
+    """Load dev photos with die centres, sides and values in pixels; optionally keep dev-val out."""
+    out = []
+    for item in load_labels(DATA):
+        if item.split != "dev" or (holdout and in_devval(item.path.name)):
+            continue
+        image = cv2.imread(str(item.path))
+        h, w = image.shape[:2]
+        boxes = np.array([d.box for d in item.dice]) * [w, h, w, h]
+        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        sides = (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2
+        out.append((image, centres, sides, np.array([d.value for d in item.dice])))
+    return out
+
+
+def in_devval(name: str) -> bool:
+    """Return whether a dev photo is in the inner validation part (used only with --holdout)."""
+    import hashlib
+
+    return split_of(name) == "dev" and int(hashlib.sha256(name.encode()).hexdigest(), 16) % 10 == 3
+
+
+def synth_photos(count: int, seed: int) -> list[Photo]:
+    """Render synthetic trays in the same form as dev photos."""
+    out = []
+    for s in range(seed, seed + count):
+        tray = render_tray(s, TraySpec())
+        h, w = tray.image.shape[:2]
+        boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
+        out.append((tray.image, (boxes[:, :2] + boxes[:, 2:]) / 2,
+                    (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2,
+                    np.array([d.value for d in tray.dice])))
+    return out
+
+
+def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Jitter colour, brightness, contrast, blur and noise so the nets see many cameras."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV).astype(np.int16)
+    hsv[..., 0] = (hsv[..., 0] + int(rng.integers(-12, 13))) % 180
+    hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.7, 1.3), 0, 255)
+    img = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    img = (img - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-30, 30)
+    if rng.random() < 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2))
+    img += rng.normal(0, rng.uniform(0, 6), img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def finder_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, np.ndarray]:
+    """Return an augmented finder input and its (3, S, S) target: heat, side, side weight."""
+    image, centres, sides, _ = photo
+    h, w = image.shape[:2]
+    scale = FIND_SIZE / max(h, w) * rng.uniform(0.75, 1.35)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360), scale)
+    m[:, 2] += FIND_SIZE / 2 - np.array([w / 2, h / 2]) + rng.uniform(-40, 40, 2)
+    border = cv2.BORDER_REPLICATE if rng.random() < 0.5 else cv2.BORDER_CONSTANT
+    img = cv2.warpAffine(image, m, (FIND_SIZE, FIND_SIZE), flags=cv2.INTER_AREA,
+                         borderMode=border, borderValue=(128, 128, 128))
+    pts = centres @ m[:, :2].T + m[:, 2]
+    if rng.random() < 0.5:
+        img, pts = img[:, ::-1].copy(), pts * [-1, 1] + [FIND_SIZE - 1, 0]
+    return photometric(rng, img), heat_target(pts, sides * scale)
+
+
+def heat_target(pts: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    """Gaussian peaks at die centres, and die side in cells around each centre."""
+    s = FIND_SIZE // FIND_STRIDE
+    yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
+    target = np.zeros((3, s, s), np.float32)
+    for (x, y), side in zip(pts / FIND_STRIDE, sides / FIND_STRIDE, strict=True):
+        if not (0 <= x < s and 0 <= y < s):
+            continue
+        sigma = max(0.5, 0.15 * side)
+        g = np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * sigma**2))
+        target[0] = np.maximum(target[0], g)
+        target[0, min(int(y + 0.5), s - 1), min(int(x + 0.5), s - 1)] = 1.0
+        near = (np.abs(xx - x) <= 1) & (np.abs(yy - y) <= 1)
+        target[1][near], target[2][near] = side, 1.0
+    return target
+
+
+def focal(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """CenterNet focal loss on the centre heatmap."""
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = target >= 1.0
+    pos_loss = -((1 - p) ** 2 * torch.log(p))[pos].sum()
+    neg_loss = -((1 - target) ** 4 * p**2 * torch.log(1 - p))[~pos].sum()
+    return (pos_loss + neg_loss) / pos.sum().clamp(min=1)
+
+
+def face_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, int]:
+    """Return an augmented die crop and its class (0 when the crop is centred on no die)."""
+    image, centres, sides, values = photo
+    i = int(rng.integers(len(values)))
+    side = sides[i] * FACE_MARGIN * rng.uniform(0.8, 1.25)
+    if rng.random() < 0.2:
+        at = np.array([rng.uniform(0, image.shape[1]), rng.uniform(0, image.shape[0])])
+        near = np.hypot(*(centres - at).T) / sides
+        label = 0 if near.min() > 0.6 else -1
+        if label < 0:
+            return face_sample(rng, photo)
+    else:
+        at, label = centres[i] + rng.normal(0, 0.08 * sides[i], 2), int(values[i])
+    crop = face_crop(image, float(at[0]), float(at[1]), side, rng.uniform(0, 360))
+    if rng.random() < 0.5:
+        crop = crop[:, ::-1].copy()
+    return photometric(rng, crop), label
+
+
+def train_faces(photos: list[Photo], epochs: int, rng: np.random.Generator) -> nn.Module:
+    """Train the face reader on freshly augmented crops each epoch."""
+    net = FaceReader()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * 60)
+    for epoch in range(epochs):
+        net.train()
+        total = 0.0
+        for _ in range(60):
+            batch = [face_sample(rng, photos[int(rng.integers(len(photos)))]) for _ in range(128)]
+            x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
+            y = torch.tensor([b[1] for b in batch])
+            loss = nn.functional.cross_entropy(net(x), y, label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss)
+        print(f"faces epoch {epoch} loss {total / 60:.4f}", flush=True)
+    return net
+
+
+def train_finder(photos: list[Photo], epochs: int, rng: np.random.Generator) -> nn.Module:
+    """Train the finder on augmented whole photos."""
+    net = DieFinder()
+    steps = 40
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * steps)
+    for epoch in range(epochs):
+        net.train()
+        total = 0.0
+        for _ in range(steps):
+            batch = [finder_sample(rng, photos[int(rng.integers(len(photos)))]) for _ in range(16)]
+            x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
+            t = torch.from_numpy(np.stack([b[1] for b in batch]))
+            out = net(x)
+            size_err = torch.abs(out[:, 1] - t[:, 1]) * t[:, 2]
+            size_loss = size_err.sum() / t[:, 2].sum().clamp(min=1)
+            loss = focal(out[:, 0], t[:, 0]) + 0.1 * size_loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss)
+        print(f"finder epoch {epoch} loss {total / steps:.4f}", flush=True)
+    return net
+
+
+def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool) -> None:
+    """Write a trained net as ONNX that cv2.dnn can run."""
+    net.eval()
+    axes = {"x": {0: "n"}, "y": {0: "n"}} if batch else None
+    torch.onnx.export(net, torch.zeros(*shape), str(MODELS / name), input_names=["x"],
+                      output_names=["y"], dynamic_axes=axes, opset_version=13, dynamo=False)
+
+
+def main() -> None:
+    """Train both nets and write them into the package."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--face-epochs", type=int, default=60)
+    parser.add_argument("--finder-epochs", type=int, default=50)
+    parser.add_argument("--synth", type=int, default=300, help="synthetic trays to mix in")
+    parser.add_argument("--holdout", action="store_true", help="keep dev-val out of training")
+    parser.add_argument("--only", choices=["faces", "finder"], default=None)
+    args = parser.parse_args()
+    torch.manual_seed(4)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(4)
+    photos = dev_photos(args.holdout)
+    photos = photos + photos + synth_photos(args.synth, 10_000)  # real photos weigh double
+    print(f"{len(photos)} photos", flush=True)
+    MODELS.mkdir(parents=True, exist_ok=True)
+    start = time.time()
+    if args.only != "finder":
+        faces = train_faces(photos, args.face_epochs, rng)
+        export(faces, (1, 3, FACE_SIZE, FACE_SIZE), "d6_faces.onnx", True)
+    if args.only != "faces":
+        finder = train_finder(photos, args.finder_epochs, rng)
+        export(finder, (1, 3, FIND_SIZE, FIND_SIZE), "d6_finder.onnx", False)
+    print(f"done in {time.time() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The result types and scoring that other tools depend on."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from tidetower.vision.reading import DieRead, Reading, Unreadable
+from tidetower.vision.score import Label, iou, matches, score, split_of
+
+
+def test_reading_json_matches_cli_contract() -> None:
+    reading = Reading(
+        (DieRead("d6", 4, (0.1, 0.2, 0.3, 0.4), 0.97),),
+        (Unreadable((0.5, 0.5, 0.6, 0.6), "half out of frame"),),
+        12.34,
+    )
+    body = json.loads(json.dumps(reading.to_json("tray.jpg")))
+    assert body == {
+        "image": "tray.jpg",
+        "dice": [{"die": "d6", "value": 4, "box": [0.1, 0.2, 0.3, 0.4], "confidence": 0.97}],
+        "unreadable": [{"box": [0.5, 0.5, 0.6, 0.6], "reason": "half out of frame"}],
+        "ms": 12.34,
+    }
+    assert list(body) == ["image", "dice", "unreadable", "ms"]
+
+
+def test_results_are_frozen() -> None:
+    die = DieRead("d6", 1, (0, 0, 1, 1), 1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        die.value = 2  # type: ignore[misc]
+
+
+def test_match_by_centre_or_iou() -> None:
+    label = (0.1, 0.1, 0.2, 0.2)
+    assert matches((0.12, 0.12, 0.26, 0.26), label)  # centre inside, IoU under 0.3
+    assert not matches((0.3, 0.3, 0.4, 0.4), label)
+    assert iou(label, label) == pytest.approx(1.0)
+    assert iou((0.0, 0.0, 0.2, 0.1), (0.1, 0.0, 0.3, 0.1)) == pytest.approx(1 / 3)
+
+
+def test_score_counts_wrong_missed_extra_and_unreadable() -> None:
+    labels = (Label(3, (0.0, 0.0, 0.1, 0.1)), Label(5, (0.5, 0.5, 0.6, 0.6)),
+              Label(2, (0.8, 0.8, 0.9, 0.9)), Label(4, (0.7, 0.1, 0.8, 0.2)))
+    reading = Reading(
+        (DieRead("d6", 3, (0.0, 0.0, 0.1, 0.1), 0.9), DieRead("d6", 6, (0.5, 0.5, 0.6, 0.6), 0.8),
+         DieRead("d6", 1, (0.3, 0.3, 0.35, 0.35), 0.9)),
+        (Unreadable((0.8, 0.8, 0.9, 0.9), "unsure"),),
+    )
+    s = score(reading, labels)
+    assert (s.right, s.wrong_value, s.false_positives, s.unreadable_on_die, s.missed) == (
+        1, 1, 1, 1, 1)
+    assert not s.all_right
+
+
+def test_split_is_by_name_alone() -> None:
+    assert split_of("images/IMG_20191208_111228.jpg") == split_of("IMG_20191208_111228.jpg")
+    assert {split_of(f"IMG_{i}.jpg") for i in range(50)} == {"dev", "test"}

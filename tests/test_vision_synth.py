@@ -1,0 +1,78 @@
+"""Synthetic trays are seeded and labelled, and the reader reads them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tidetower.vision.read import Calibration, read_dice
+from tidetower.vision.score import Label, score
+from tidetower.vision.synth import FACE_PAINTERS, TraySpec, render_tray
+
+TEST_SEED = 2_000_000
+"""Seeds for these tests; the nets trained on seeds 10000..10299 only."""
+
+
+def test_same_seed_same_tray() -> None:
+    a, b = render_tray(3), render_tray(3)
+    assert np.array_equal(a.image, b.image) and a.dice == b.dice
+    assert not np.array_equal(a.image, render_tray(4).image)
+
+
+def test_trays_vary_within_spec() -> None:
+    counts = []
+    for seed in range(30):
+        tray = render_tray(seed, TraySpec(size=(480, 360)))
+        assert tray.image.shape == (360, 480, 3) and tray.image.dtype == np.uint8
+        counts.append(len(tray.dice))
+        for die in tray.dice:
+            assert die.die == "d6" and 1 <= die.value <= 6
+            x0, y0, x1, y1 = die.box
+            assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+    assert min(counts) >= 1 and max(counts) <= 25 and len(set(counts)) > 5
+
+
+def test_numeral_dice_have_a_hook() -> None:
+    assert "d6" in FACE_PAINTERS
+
+
+def test_reader_reads_200_synthetic_trays() -> None:
+    labelled = right = wrong = extra = 0
+    for seed in range(TEST_SEED, TEST_SEED + 200):
+        tray = render_tray(seed)
+        labels = tuple(Label(d.value, d.box) for d in tray.dice)
+        s = score(read_dice(tray.image), labels)
+        labelled, right = labelled + s.labelled, right + s.right
+        wrong, extra = wrong + s.wrong_value, extra + s.false_positives
+    assert labelled > 1000
+    assert right / labelled >= 0.99, (right, wrong, labelled)
+    assert extra <= 2
+
+
+def _right(tray_seed: int, spec: TraySpec) -> tuple[int, int, int]:
+    """Read one synthetic tray; return (labelled, right, false positives)."""
+    tray = render_tray(tray_seed, spec)
+    labels = tuple(Label(d.value, d.box) for d in tray.dice)
+    s = score(read_dice(tray.image), labels)
+    return s.labelled, s.right, s.false_positives
+
+
+def test_reads_small_and_large_photos_alike() -> None:
+    for size in [(480, 480), (1280, 960), (2000, 2000)]:
+        labelled = right = 0
+        for seed in range(TEST_SEED, TEST_SEED + 6):
+            n, r, fp = _right(seed, TraySpec(size=size))
+            labelled, right = labelled + n, right + r
+            assert fp == 0
+        assert right / labelled >= 0.97, size
+
+
+def test_calibration_tray_region_and_background() -> None:
+    seed = TEST_SEED + 7
+    tray = render_tray(seed)
+    empty = render_tray(seed, TraySpec(count=(0, 0)))
+    assert empty.dice == ()
+    full = read_dice(tray.image, Calibration(background=empty.image))
+    assert sorted(d.value for d in full.dice) == sorted(d.value for d in tray.dice)
+    left = read_dice(tray.image, Calibration(tray=(0.0, 0.0, 0.5, 1.0)))
+    inside = [d for d in tray.dice if (d.box[0] + d.box[2]) / 2 < 0.5]
+    assert len(left.dice) + len(left.unreadable) == len(inside)

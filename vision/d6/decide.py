@@ -1,0 +1,73 @@
+"""Read the face of each candidate and decide: a die read, a die unreadable, or no die at all."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tidetower.vision.d6.find import Candidate
+from tidetower.vision.d6.nets import FACE_MARGIN, face_crop, run_faces
+from tidetower.vision.reading import DieRead, Unreadable
+from tidetower.vision.settings import ReaderSettings
+
+TURNS = (0.0, 90.0)
+"""Each die is read at these turns and the answers averaged: steadier than one look."""
+
+
+def face_probabilities(work: np.ndarray, candidates: list[Candidate]) -> np.ndarray:
+    """Return (N, 7) probabilities per candidate, averaged over TURNS."""
+    crops = [
+        face_crop(work, c.x, c.y, c.side * FACE_MARGIN, turn)
+        for c in candidates
+        for turn in TURNS
+    ]
+    if not crops:
+        return np.zeros((0, 7), np.float32)
+    probs = run_faces(np.stack(crops))
+    return np.asarray(probs.reshape(len(candidates), len(TURNS), 7).mean(axis=1), np.float32)
+
+
+def _runner_up(p: np.ndarray, best: int) -> int:
+    """Return the second most likely face value."""
+    faces = p[1:].copy()
+    faces[best - 1] = -1.0
+    return int(np.argmax(faces)) + 1
+
+
+def _out_of_frame(c: Candidate, w: int, h: int, margin: float) -> bool:
+    """Return whether a die's box runs off the photo, so part of it cannot be seen."""
+    half = c.side / 2
+    m = margin * max(w, h)
+    return c.x - half < -m or c.y - half < -m or c.x + half > w + m or c.y + half > h + m
+
+
+def judge(
+    c: Candidate, p: np.ndarray, size: tuple[int, int], settings: ReaderSettings
+) -> DieRead | Unreadable | None:
+    """Decide one candidate from its face probabilities: read, unreadable, or not a die."""
+    if 1.0 - float(p[0]) < settings.min_die_prob:
+        return None
+    w, h = size
+    box = c.box(w, h)
+    value = int(np.argmax(p[1:])) + 1
+    # the face's probability given that this is a die, damped when the finder hesitated
+    trust = min(1.0, c.heat * settings.heat_trust)
+    confidence = float(p[value]) / max(1.0 - float(p[0]), 1e-6) * trust
+    if _out_of_frame(c, w, h, settings.edge_margin):
+        return Unreadable(box, "half out of frame")
+    if confidence >= settings.min_confidence:
+        return DieRead("d6", value, box, round(min(confidence, 1.0), 4))
+    if c.heat < settings.unreadable_heat:
+        return None
+    return Unreadable(box, f"unsure: {value} or {_runner_up(p, value)} ({confidence:.2f})")
+
+
+def decide(
+    work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
+) -> tuple[tuple[DieRead, ...], tuple[Unreadable, ...]]:
+    """Turn candidates into dice read and dice seen but unreadable; drop non-dice."""
+    h, w = work.shape[:2]
+    probs = face_probabilities(work, candidates)
+    verdicts = [judge(c, p, (w, h), settings) for c, p in zip(candidates, probs, strict=True)]
+    dice = tuple(v for v in verdicts if isinstance(v, DieRead))
+    unreadable = tuple(v for v in verdicts if isinstance(v, Unreadable))
+    return dice, unreadable

@@ -1,0 +1,96 @@
+"""Find die centres and sizes with the shipped finder net: robust to touching and pale dice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tidetower.vision.d6.nets import FIND_SIZE, FIND_STRIDE, letterbox, run_finder
+from tidetower.vision.reading import Box
+from tidetower.vision.settings import ReaderSettings
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A place in the work image that the finder believes holds one die."""
+
+    x: float
+    y: float
+    side: float
+    """Die side in work-image pixels."""
+    heat: float
+    """Finder confidence that a die is centred here, 0..1."""
+
+    def box(self, width: int, height: int) -> Box:
+        """Return the die's normalised box, clipped to the photo."""
+        half = self.side / 2
+        return (
+            max(0.0, (self.x - half) / width), max(0.0, (self.y - half) / height),
+            min(1.0, (self.x + half) / width), min(1.0, (self.y + half) / height),
+        )
+
+
+def peaks(heat: np.ndarray, threshold: float) -> list[tuple[int, int]]:
+    """Return (row, col) of local maxima of the heatmap above threshold."""
+    local = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    rows, cols = np.nonzero((heat >= local) & (heat > threshold))
+    return list(zip(rows.tolist(), cols.tolist(), strict=True))
+
+
+def refine(heat: np.ndarray, row: int, col: int) -> tuple[float, float]:
+    """Return a sub-cell centre: the heat-weighted mean of the 3x3 around a peak."""
+    r0, c0 = max(row - 1, 0), max(col - 1, 0)
+    patch = heat[r0 : row + 2, c0 : col + 2]
+    yy, xx = np.mgrid[r0 : r0 + patch.shape[0], c0 : c0 + patch.shape[1]]
+    total = float(patch.sum())
+    return float((xx * patch).sum()) / total, float((yy * patch).sum()) / total
+
+
+def find_dice(
+    work: np.ndarray,
+    settings: ReaderSettings,
+    tray: Box | None = None,
+    floor: np.ndarray | None = None,
+) -> list[Candidate]:
+    """Return die candidates in a work image, inside the tray and unlike the empty floor."""
+    square, fit = letterbox(work, FIND_SIZE)
+    out = run_finder(square)
+    heat, sides = out[0], out[1]
+    to_work = FIND_STRIDE / fit.scale
+    found = []
+    for row, col in peaks(heat, settings.find_threshold):
+        x, y = refine(heat, row, col)
+        side = max(float(sides[row, col]), 1.0) * to_work
+        found.append(Candidate(x * to_work, y * to_work, side, float(heat[row, col])))
+    h, w = work.shape[:2]
+    found = [c for c in found if 0 <= c.x < w and 0 <= c.y < h]
+    if tray is not None:
+        found = [c for c in found if _inside(c, tray, w, h)]
+    if floor is not None:
+        found = [c for c in found if _unlike_floor(c, work, floor, settings.background_contrast)]
+    return suppress(found)
+
+
+def suppress(found: list[Candidate]) -> list[Candidate]:
+    """Keep one candidate per die: a weaker peak centred on a stronger one's die goes."""
+    kept: list[Candidate] = []
+    for c in sorted(found, key=lambda c: -c.heat):
+        if all(np.hypot(c.x - k.x, c.y - k.y) >= 0.5 * max(c.side, k.side) for k in kept):
+            kept.append(c)
+    return kept
+
+
+def _inside(c: Candidate, tray: Box, w: int, h: int) -> bool:
+    """Return whether a candidate's centre lies in the calibrated tray region."""
+    return tray[0] * w <= c.x <= tray[2] * w and tray[1] * h <= c.y <= tray[3] * h
+
+
+def _unlike_floor(c: Candidate, work: np.ndarray, floor: np.ndarray, contrast: float) -> bool:
+    """Return whether the middle of a candidate differs from the empty tray there."""
+    half = max(int(c.side * 0.35), 1)
+    x, y = int(c.x), int(c.y)
+    a = work[max(y - half, 0) : y + half, max(x - half, 0) : x + half].astype(np.float32)
+    b = floor[max(y - half, 0) : y + half, max(x - half, 0) : x + half].astype(np.float32)
+    return a.size > 0 and float(np.abs(a - b).mean()) > contrast

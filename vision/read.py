@@ -1,0 +1,101 @@
+"""Read the dice in one tray photo: the entry point the rest of Tide Tower calls."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tidetower.vision.d6.decide import decide
+from tidetower.vision.d6.find import find_dice
+from tidetower.vision.reading import Reading
+from tidetower.vision.settings import Calibration, ReaderSettings
+
+__all__ = ["Calibration", "ImageError", "ReaderSettings", "load_image", "read_dice"]
+
+MIN_SIDE = 16
+"""Images narrower than this cannot hold a readable die: they read as empty."""
+
+
+class ImageError(ValueError):
+    """The file is missing, unreadable, not an image, or too large to be a tray photo."""
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Load a photo as BGR, refusing clearly anything that is not a decodable image."""
+    p = Path(path)
+    try:
+        data = np.fromfile(p, dtype=np.uint8)
+    except OSError as err:
+        raise ImageError(f"{p}: cannot read file ({err.strerror or err})") from err
+    if data.size == 0:
+        raise ImageError(f"{p}: file is empty")
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error as err:  # e.g. beyond OpenCV's own pixel limit
+        raise ImageError(f"{p}: cannot decode ({err.err})") from err
+    if image is None:
+        raise ImageError(f"{p}: not an image OpenCV can decode")
+    return np.asarray(image)
+
+
+def as_bgr(image: np.ndarray) -> np.ndarray | None:
+    """Return the image as 8-bit BGR, or None when it is too small or shaped wrong to read."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        return None
+    if min(image.shape[:2]) < MIN_SIDE:
+        return None
+    if image.dtype != np.uint8:
+        top = 65535.0 if image.dtype == np.uint16 else max(float(np.nanmax(image)), 1.0)
+        image = np.clip(np.nan_to_num(image.astype(np.float32)) * (255.0 / top), 0, 255)
+        image = image.astype(np.uint8)
+    if image.ndim == 2:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    channels = image.shape[2]
+    if channels == 4:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGRA2BGR))
+    if channels == 1:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    return image if channels == 3 else None
+
+
+def to_work_size(image: np.ndarray, work_size: int) -> np.ndarray:
+    """Scale so the longer side is work_size: big photos read as fast as small ones."""
+    h, w = image.shape[:2]
+    scale = work_size / max(h, w)
+    if abs(scale - 1.0) < 1e-3:
+        return image
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return np.asarray(cv2.resize(image, size, interpolation=interp))
+
+
+def read_dice(
+    image: np.ndarray,
+    calibration: Calibration | None = None,
+    settings: ReaderSettings | None = None,
+) -> Reading:
+    """Read every die in a BGR tray photo; dice it cannot read are listed as unreadable."""
+    start = time.perf_counter()
+    settings = settings or ReaderSettings()
+    bgr = as_bgr(image)
+    if bgr is None:
+        return Reading(ms=(time.perf_counter() - start) * 1000)
+    work = to_work_size(bgr, settings.work_size)
+    floor = _calibrated_floor(calibration, work)
+    candidates = find_dice(work, settings, calibration.tray if calibration else None, floor)
+    dice, unreadable = decide(work, candidates, settings)
+    return Reading(dice, unreadable, (time.perf_counter() - start) * 1000)
+
+
+def _calibrated_floor(calibration: Calibration | None, work: np.ndarray) -> np.ndarray | None:
+    """Return the empty-tray frame at the work image's size, when calibration has one."""
+    if calibration is None or calibration.background is None:
+        return None
+    background = as_bgr(calibration.background)
+    if background is None:
+        return None
+    h, w = work.shape[:2]
+    return np.asarray(cv2.resize(background, (w, h), interpolation=cv2.INTER_AREA))

@@ -1,0 +1,119 @@
+"""Score reads against labels the way issue #4 defines, and the fixed dev/test split of d6-tray."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from tidetower.vision.reading import Box, Reading
+
+TEST_SHARE = 3
+"""A photo is in the test split when sha256(file name) % 10 is below this (about 30 %)."""
+
+
+def split_of(file_name: str) -> str:
+    """Return "test" or "dev" for a photo, from a hash of its base name alone."""
+    digest = hashlib.sha256(Path(file_name).name.encode()).hexdigest()
+    return "test" if int(digest, 16) % 10 < TEST_SHARE else "dev"
+
+
+@dataclass(frozen=True)
+class Label:
+    """One labelled die."""
+
+    value: int
+    box: Box
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One labelled photo of the set."""
+
+    path: Path
+    dice: tuple[Label, ...]
+
+    @property
+    def split(self) -> str:
+        """Return the split this photo belongs to."""
+        return split_of(self.path.name)
+
+
+def load_labels(folder: Path) -> list[LabelledImage]:
+    """Read a folder's labels.json into labelled photos with absolute paths."""
+    raw = json.loads((folder / "labels.json").read_text())
+    return [
+        LabelledImage(
+            folder / item["file"],
+            tuple(Label(int(d["value"]), _box(d["box"])) for d in item["dice"]),
+        )
+        for item in raw
+    ]
+
+
+def _box(values: list[float]) -> Box:
+    """Return a JSON list as a box tuple."""
+    x0, y0, x1, y1 = (float(v) for v in values)
+    return (x0, y0, x1, y1)
+
+
+def iou(a: Box, b: Box) -> float:
+    """Return the intersection over union of two boxes."""
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def matches(read: Box, label: Box) -> bool:
+    """Return whether a read box matches a label: centre inside it, or IoU at least 0.3."""
+    cx, cy = (read[0] + read[2]) / 2, (read[1] + read[3]) / 2
+    inside = label[0] <= cx <= label[2] and label[1] <= cy <= label[3]
+    return inside or iou(read, label) >= 0.3
+
+
+@dataclass(frozen=True)
+class ImageScore:
+    """How one reading compares with its labels."""
+
+    labelled: int
+    right: int
+    wrong_value: int
+    unreadable_on_die: int
+    missed: int
+    false_positives: int
+    spurious_unreadable: int = 0
+
+    @property
+    def all_right(self) -> bool:
+        """Return whether every die was read right and nothing extra was reported."""
+        return (
+            self.right == self.labelled
+            and self.false_positives == 0
+            and self.spurious_unreadable == 0
+        )
+
+
+def score(reading: Reading, labels: tuple[Label, ...]) -> ImageScore:
+    """Match reads to labels one to one, greedily by confidence, and count the outcomes."""
+    free = list(range(len(labels)))
+    right = wrong = fp = 0
+    for die in sorted(reading.dice, key=lambda d: -d.confidence):
+        hit = next((i for i in free if matches(die.box, labels[i].box)), None)
+        if hit is None:
+            fp += 1
+            continue
+        free.remove(hit)
+        right += die.value == labels[hit].value
+        wrong += die.value != labels[hit].value
+    unreadable = spurious = 0
+    for item in reading.unreadable:
+        hit = next((i for i in free if matches(item.box, labels[i].box)), None)
+        if hit is None:
+            spurious += 1
+            continue
+        free.remove(hit)
+        unreadable += 1
+    return ImageScore(len(labels), right, wrong, unreadable, len(free), fp, spurious)

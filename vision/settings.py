@@ -1,0 +1,40 @@
+"""Reader settings and tray calibration: every tunable the reader has lives here, none per image."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    """Knobs of the d6 reader; defaults were chosen on the dev split only."""
+
+    work_size: int = 640
+    """Photos are scaled so their longer side is this many pixels before reading."""
+    find_threshold: float = 0.2
+    """Finder heat above which a peak is taken as a die centre candidate."""
+    background_contrast: float = 12.0
+    """With a calibration frame, a die must differ from the empty tray by this (grey levels)."""
+    min_confidence: float = 0.80
+    """Below this the die is reported unreadable rather than guessed."""
+    min_die_prob: float = 0.5
+    """A candidate is a die at all when the face reader says so with at least this."""
+    heat_trust: float = 3.0
+    """Confidence is scaled by min(1, finder heat x this): a faint find makes a less sure read."""
+    unreadable_heat: float = 0.5
+    """A die too unsure to read is reported only when the finder is this sure a die is there;
+    below it the candidate is dropped as a mark on the tray, not a die."""
+    edge_margin: float = 0.004
+    """A box this close to the photo's edge (fraction) is a die half out of frame."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What is known about the empty tray: a background frame and the tray region."""
+
+    background: np.ndarray | None = None
+    """BGR photo of the empty tray, same framing as the rolls (any resolution)."""
+    tray: tuple[float, float, float, float] | None = None
+    """Normalised (x0, y0, x1, y1) of the tray floor; dice outside it are ignored."""

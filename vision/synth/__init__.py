@@ -1,0 +1,8 @@
+"""Synthetic tray photos with exact labels, so the reader can be tested without hardware."""
+
+from __future__ import annotations
+
+from tidetower.vision.synth.faces import FACE_PAINTERS
+from tidetower.vision.synth.render import SynthDie, SynthTray, TraySpec, render_tray
+
+__all__ = ["FACE_PAINTERS", "SynthDie", "SynthTray", "TraySpec", "render_tray"]

@@ -1,0 +1,224 @@
+"""Render a seeded, labelled photo of dice lying in a tray, seen from above."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tidetower.vision.reading import Box
+from tidetower.vision.synth.faces import FACE_PAINTERS, ONE, SHIFT, FaceStyle
+
+Colour = tuple[int, int, int]
+INKS: tuple[Colour, ...] = ((245, 245, 245), (20, 20, 20), (40, 40, 210), (40, 210, 230))
+"""Pip colours (BGR): white, black, red, yellow."""
+
+
+@dataclass(frozen=True)
+class TraySpec:
+    """What varies between synthetic trays, and how far."""
+
+    size: tuple[int, int] = (640, 640)
+    count: tuple[int, int] = (1, 25)
+    side: tuple[float, float] = (0.045, 0.085)
+    """Die side as a fraction of the longer image side."""
+    kinds: tuple[str, ...] = ("d6",)
+    translucent: float = 0.3
+    marbled: float = 0.25
+    logo: float = 0.3
+    blur: float = 0.8
+    noise: float = 4.0
+
+
+@dataclass(frozen=True)
+class SynthDie:
+    """The truth about one rendered die."""
+
+    die: str
+    value: int
+    box: Box
+
+
+@dataclass(frozen=True)
+class SynthTray:
+    """A rendered photo and the dice in it."""
+
+    image: np.ndarray
+    dice: tuple[SynthDie, ...]
+
+
+def _floor(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """Return a grey tray floor lit unevenly, with a faint texture."""
+    base = (rng.uniform(150, 225) * rng.uniform(0.96, 1.04, 3)).astype(np.float32)
+    angle = rng.uniform(0, 2 * np.pi)
+    strength = rng.uniform(0, 0.25)
+    xs = np.linspace(-0.5, 0.5, w, dtype=np.float32) * np.float32(np.cos(angle) * strength)
+    ys = np.linspace(-0.5, 0.5, h, dtype=np.float32) * np.float32(np.sin(angle) * strength)
+    light = 1.0 - (ys[:, None] + xs[None, :])
+    fine = rng.standard_normal((h // 2 + 1, w // 2 + 1), dtype=np.float32) * 2.0
+    grain = np.asarray(cv2.resize(fine, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+    floor = (light + grain * (1 / 200))[..., None] * base[None, None, :]
+    return np.clip(floor, 0, 255).astype(np.float32)
+
+
+def _square(centre: tuple[float, float], side: float, angle: float) -> np.ndarray:
+    """Return the four corners of a rotated square."""
+    c, s = np.cos(angle), np.sin(angle)
+    half = side / 2
+    corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    rot = np.array([[c, -s], [s, c]])
+    return np.asarray(corners @ rot.T + np.array(centre), np.float32)
+
+
+def _place(rng: np.random.Generator, spec: TraySpec) -> list[tuple[float, float, float, float]]:
+    """Choose (x, y, side, angle) for each die so that no two overlap; they may touch."""
+    w, h = spec.size
+    count = int(rng.integers(spec.count[0], spec.count[1] + 1))
+    base = rng.uniform(*spec.side) * max(w, h)
+    placed: list[tuple[float, float, float, float]] = []
+    for _ in range(count * 40):
+        if len(placed) == count:
+            break
+        side = base * rng.uniform(0.8, 1.25)
+        x, y = rng.uniform(side, w - side), rng.uniform(side, h - side)
+        poly = _square((x, y), side * 1.08, rng.uniform(0, np.pi / 2))
+        if all(_apart(poly, _square((px, py), ps * 1.08, pa)) for px, py, ps, pa in placed):
+            placed.append((x, y, side, float(_angle_of(poly))))
+    return placed
+
+
+def _angle_of(poly: np.ndarray) -> float:
+    """Return the rotation of a square from its first edge."""
+    d = poly[1] - poly[0]
+    return float(np.arctan2(d[1], d[0]))
+
+
+def _apart(a: np.ndarray, b: np.ndarray) -> bool:
+    """Return whether two convex polygons do not overlap."""
+    area, _ = cv2.intersectConvexConvex(a, b)
+    return bool(area <= 1.0)
+
+
+def _die_colour(rng: np.random.Generator) -> tuple[Colour, Colour]:
+    """Return a body colour and a pip colour that stands out against it."""
+    body = tuple(int(v) for v in rng.integers(0, 256, 3))
+    luma = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
+    inks = [i for i in INKS if abs(0.114 * i[0] + 0.587 * i[1] + 0.299 * i[2] - luma) > 70]
+    ink = inks[int(rng.integers(len(inks)))] if inks else INKS[1]
+    return (body[0], body[1], body[2]), ink
+
+
+def _fill(layer: np.ndarray, poly: np.ndarray, colour: Colour | float) -> None:
+    """Fill a polygon with anti-aliased, sub-pixel edges."""
+    pts = np.round(poly * ONE).astype(np.int32)
+    value = colour if isinstance(colour, tuple) else (colour,) * layer.shape[2]
+    cv2.fillPoly(layer, [pts], value, cv2.LINE_AA, SHIFT)
+
+
+def _roi(canvas: np.ndarray, x: float, y: float, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return a view of the canvas around a die and the offset of its corner."""
+    h, w = canvas.shape[:2]
+    x0, y0 = max(0, int(x - reach)), max(0, int(y - reach))
+    x1, y1 = min(w, int(x + reach) + 1), min(h, int(y + reach) + 1)
+    return canvas[y0:y1, x0:x1], np.array([x0, y0], np.float32)
+
+
+def _body(
+    rng: np.random.Generator, canvas: np.ndarray, die: tuple[float, float, float, float],
+    spec: TraySpec,
+) -> tuple[np.ndarray, Colour]:
+    """Paint a die's shadow and body onto the canvas; return its top face and pip colour."""
+    x, y, side, angle = die
+    h, w = canvas.shape[:2]
+    top = _square((x, y), side, angle)
+    # perspective: a die away from the optical axis shows a sliver of its sides
+    lean = (np.array([x - w / 2, y - h / 2], np.float32) / max(w, h)) * side * 0.25
+    view, corner = _roi(canvas, x, y, side * 1.2)
+    local = top - corner
+    shadow = np.zeros(view.shape[:2], np.float32)
+    _fill(shadow[..., None], local + lean * 1.5 + side * 0.06, 0.45)
+    view *= 1.0 - cv2.GaussianBlur(shadow, (0, 0), side * 0.08)[..., None]
+    body, ink = _die_colour(rng)
+    paint = _paint_body(rng, view, np.array(body, np.float32), spec)
+    mask = np.zeros((*view.shape[:2], 1), np.float32)
+    _fill(mask, cv2.convexHull(np.concatenate([local, local + lean])).reshape(-1, 2), 1.0)
+    view[:] = view * (1 - mask) + paint * 0.8 * mask
+    face = np.zeros_like(mask)
+    _fill(face, _square((x - corner[0], y - corner[1]), side * 0.94, angle), 1.0)
+    view[:] = view * (1 - face) + paint * face
+    return top, ink
+
+
+def _paint_body(
+    rng: np.random.Generator, canvas: np.ndarray, body: np.ndarray, spec: TraySpec
+) -> np.ndarray:
+    """Return what the die's plastic looks like everywhere: plain, marbled or see-through."""
+    h, w = canvas.shape[:2]
+    paint = np.broadcast_to(body, (h, w, 3)).astype(np.float32)
+    if rng.random() < spec.marbled:
+        swirl = cv2.resize(rng.random((8, 8)).astype(np.float32), (w, h))[..., None]
+        other = rng.integers(0, 256, 3).astype(np.float32)
+        paint = paint * swirl + other * (1 - swirl)
+    if rng.random() < spec.translucent:
+        return np.asarray(0.6 * paint + 0.4 * canvas * (body / 255.0), np.float32)
+    return np.asarray(paint, np.float32)
+
+
+def render_tray(seed: int, spec: TraySpec | None = None,
+                floor_seed: int | None = None) -> SynthTray:
+    """Render one tray photo from a seed: same seed, same photo and labels.
+
+    `floor_seed` draws the empty tray from its own seed, so a simulated camera can throw
+    many different rolls into one and the same tray.
+    """
+    spec = spec or TraySpec()
+    rng = np.random.default_rng(seed)
+    w, h = spec.size
+    floor_rng = rng if floor_seed is None else np.random.default_rng(floor_seed)
+    canvas = _floor(floor_rng, w, h)
+    truth: list[SynthDie] = []
+    for die in _place(rng, spec):
+        kind = spec.kinds[int(rng.integers(len(spec.kinds)))]
+        value = int(rng.integers(1, 7))
+        top, ink = _body(rng, canvas, die, spec)
+        style = FaceStyle((die[0], die[1]), die[2], die[3], ink, bool(rng.random() < spec.logo))
+        FACE_PAINTERS[kind](canvas, style, value)
+        _glare(rng, canvas, die)
+        truth.append(SynthDie(kind, value, _label_box(top, die[2], w, h)))
+    return SynthTray(_camera(rng, canvas, spec), tuple(truth))
+
+
+Placed = tuple[float, float, float, float]
+"""A die's centre x, y, side and angle in pixels and radians."""
+
+
+def _glare(rng: np.random.Generator, canvas: np.ndarray, die: Placed) -> None:
+    """Add a soft specular highlight to some dice."""
+    if rng.random() > 0.3:
+        return
+    x, y, side, _ = die
+    view, corner = _roi(canvas, x, y, side)
+    spot = np.zeros(view.shape[:2], np.float32)
+    at = np.array([x, y]) + rng.uniform(-0.3, 0.3, 2) * side - corner
+    cv2.circle(spot, (round(at[0]), round(at[1])), max(1, round(side * 0.12)), 1.0, -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), side * 0.06)[..., None] * rng.uniform(0.3, 0.7)
+    view[:] = view * (1 - spot) + 255.0 * spot
+
+
+def _label_box(top: np.ndarray, side: float, w: int, h: int) -> Box:
+    """Return a normalised label box around the top face, padded a little like real labels."""
+    pad = side * 0.1
+    x0, y0 = top.min(axis=0) - pad
+    x1, y1 = top.max(axis=0) + pad
+    return (max(0.0, x0 / w), max(0.0, y0 / h), min(1.0, x1 / w), min(1.0, y1 / h))
+
+
+def _camera(rng: np.random.Generator, canvas: np.ndarray, spec: TraySpec) -> np.ndarray:
+    """Apply lens blur and sensor noise, then quantise to an 8-bit BGR photo."""
+    sigma = rng.uniform(0, spec.blur)
+    image = cv2.GaussianBlur(canvas, (0, 0), sigma) if sigma > 0.2 else canvas
+    sigma_noise = np.float32(rng.uniform(0, spec.noise))
+    noise = rng.standard_normal(image.shape, dtype=np.float32) * sigma_noise
+    image = image + noise
+    return np.clip(image, 0, 255).astype(np.uint8)
