@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "read": "tidetower.vision.cli:read_command",
     "ledbar": "tidetower.mqtt.ledbar:ledbar_command",
     "display": "tidetower.mqtt.display:display_command",
+    "gm": "tidetower.mqtt.gm_cli:gm_command",
 }
 
 

@@ -1,0 +1,37 @@
+"""`tidetower gm`: a GM command from the shell reaches the tower and its reply comes back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from mqtt_fixtures import Mosquitto
+
+from tidetower.engine.table import Table
+from tidetower.firmware.cli import main
+from tidetower.mqtt.gm_cli import parse_fields
+from tidetower.mqtt.publisher import TablePublisher
+
+
+def test_fields_keep_their_json_types() -> None:
+    assert parse_fields(("index=0", "kind=d6", "value=4", "tide_linked=true")) == {
+        "index": 0, "kind": "d6", "value": 4, "tide_linked": True}
+
+
+def test_gm_sets_up_the_tide_and_hears_refusals(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    settings = mosquitto.settings()
+    where = ["--broker", f"127.0.0.1:{mosquitto.port}", "--table", settings.table]
+    runner = CliRunner()
+    with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
+        assert publisher.client.wait_connected(5)
+        ok = runner.invoke(main, ["gm", "tide", "weight_a=6", "weight_b=12", "size=battle",
+                                  "footing=severe-a", *where])
+        assert ok.exit_code == 0, ok.output
+        assert json.loads(ok.output)["ok"] is True
+        assert (publisher.table.bar().high, publisher.table.bar().position) == (17, 6)
+        refused = runner.invoke(main, ["gm", "tide", "weight_a=0", *where])
+        assert refused.exit_code == 1
+        assert json.loads(refused.output)["error"]["field"] == "weight_a"
+        assert publisher.table.bar().position == 6
+        assert runner.invoke(main, ["gm", "tide", "weight_a", *where]).exit_code == 2
