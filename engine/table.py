@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tidetower.engine import session as pure
@@ -36,12 +36,15 @@ class Table:
         self.listeners: list[Callable[[OutboxEvent], None]] = []
 
     def _commit(self, state: SessionState, kind: str = "state",
-                record: RollRecord | None = None) -> SessionState:
+                record: RollRecord | None = None,
+                reading: Sequence[Mapping[str, JSONValue]] | None = None) -> SessionState:
         """Save `state` with an outbox event of `kind`, make it current, tell the listeners."""
         body: dict[str, JSONValue] = {"system": state.system, "bar": dump(state.bar()),
                                       "declared": dump(state.declared)}
         if record is not None:
             body["record"] = dump(record)
+        if reading is not None:  # the camera's view of each die, announced with the result
+            body["reading"] = [dict(die) for die in reading]
         event = OutboxEvent(kind, body)
         self.store.save(state, [event])
         self.state = state
@@ -54,11 +57,12 @@ class Table:
         with self.lock:
             self._commit(pure.declare(self.state, context))
 
-    def record(self, roll: Roll, context: RollContext | None = None) -> RollRecord:
-        """Resolve and keep a roll; returns its record."""
+    def record(self, roll: Roll, context: RollContext | None = None,
+               reading: Sequence[Mapping[str, JSONValue]] | None = None) -> RollRecord:
+        """Resolve and keep a roll (with the camera's reading of it, if any); returns it."""
         with self.lock:
             state, record = pure.record_roll(self.state, roll, context)
-            self._commit(state, "roll", record)
+            self._commit(state, "roll", record, reading)
             return record
 
     def undo(self) -> RollRecord:

@@ -285,7 +285,7 @@ class ReadLoop:
         for announce in list(self.before_record):
             announce(reading)
         try:
-            record = self.table.record(roll)
+            record = self.table.record(roll, reading=[d.to_dict() for d in reading.dice])
         except (RuleError, DieError) as error:
             self._needs_attention("refused", f"the rules refuse this roll: {error}", reading)
             return

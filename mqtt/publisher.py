@@ -101,7 +101,7 @@ class TablePublisher:
             state = self.table.state
             if reading is not None:
                 self._keep_reading(f"{state.session_id}-{state.next_seq}", reading)
-            return self.table.record(roll, context)
+            return self.table.record(roll, context, reading)
 
     def roll_seen(self, reading: Reading) -> None:
         """Announce dice just seen (phase "new") and keep their reading for the result."""
@@ -212,7 +212,8 @@ class TablePublisher:
         messages: list[tuple[str, BaseModel, bool]] = []
         if kind in PHASES and "record" in body:
             record = body["record"]
-            reading = self._readings.get(record["id"])
+            # Kept in memory since `new`, or from the outbox after a restart.
+            reading = self._readings.get(record["id"]) or body.get("reading")
             messages.append((self.topics.roll, roll_event(record, PHASES[kind], reading), False))
         messages.append((self.topics.tide, tide_payload(body["bar"]), True))
         session = session_payload(self.table.state, self._readings)

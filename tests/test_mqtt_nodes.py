@@ -68,17 +68,21 @@ def test_a_tower_killed_outright_is_shown_offline(mosquitto: Mosquitto, tmp_path
 def test_outbox_events_wait_for_the_next_start_of_the_tower(mosquitto: Mosquitto,
                                                             tmp_path: Path) -> None:
     nowhere = mosquitto.settings().model_copy(update={"port": free_port()})  # no broker there
+    seen = [{"kind": d.kind.value, "value": d.face, "confidence": 0.9, "box": [0.1, 0.1, 0.2, 0.2]}
+            for d in ROLL.dice]
     with TablePublisher(Table(tmp_path / "s.db"), nowhere) as publisher:
-        ids = [publisher.record(ROLL).id for _ in range(3)]
+        ids = [publisher.record(ROLL, reading=seen).id for _ in range(3)]
     publisher.table.close()
     settings = mosquitto.settings(table=nowhere.table)
     topics = Topics.of(settings)
     with Listener(settings, topics.roll) as listener, \
             TablePublisher(Table(tmp_path / "s.db"), settings) as again:
         assert again.wait_delivered(10)
-        listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
+        last = listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
         got = [json.loads(m.payload)["id"] for m in listener.drain(0.2)]
     assert got == ids
+    # The camera's confidence and boxes survived the restart in the outbox.
+    assert [d["confidence"] for d in last["dice"]] == [0.9] * len(ROLL.dice)
 
 
 def test_home_assistant_discovery_is_resent_on_its_birth(mosquitto: Mosquitto,
