@@ -54,7 +54,12 @@ def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> dict[
 @click.option("--timeout", default=5.0, show_default=True, help="Seconds to wait for the reply.")
 def gm_command(command: str, fields: tuple[str, ...], config_path: Path | None,
                broker: str | None, table: str | None, timeout: float) -> None:
-    """Send a GM command to the tower, e.g. `gm die index=0 kind=d6 value=4` or `gm reread`."""
+    """Send one GM command to the running tower and print its reply.
+
+    Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
+    `tidetower gm reread`, `tidetower gm tide weight_a=6 weight_b=12 size=battle`.
+    Exits 1 when the tower refuses the command.
+    """
     settings = node_settings(config_path, broker, table)
     topics = Topics.of(settings)
     body = {"id": f"cli-{uuid.uuid4().hex[:8]}", **parse_fields(fields)}
