@@ -1,8 +1,12 @@
 """Train the d6 finder and face reader on the dev split of d6-tray plus synthetic trays.
 
-Usage: python bench/train_d6.py [--only faces|finder] [--holdout]
-Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and d6_faces.onnx;
+Usage: python bench/train_d6.py [--only faces|finder] [--holdout] [--aug base|strong]
+       [--out DIR] [--threads N]
+Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and d6_faces.onnx
+(or into --out DIR, for comparing variants on dev-val without touching the shipped ones);
 the defaults reproduce the shipped models (about 25 minutes on two CPU cores).
+--aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) was
+tried on 2026-11-29 and not adopted: see docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -73,8 +77,14 @@ def synth_photos(count: int, seed: int) -> list[Photo]:
     return out
 
 
+STRONG = False
+"""--aug strong: wider scale/offset jitter, per-channel gain, gamma, grey, more blur."""
+
+
 def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     """Jitter colour, brightness, contrast, blur and noise so the nets see many cameras."""
+    if STRONG:
+        return photometric_strong(rng, image)
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV).astype(np.int16)
     hsv[..., 0] = (hsv[..., 0] + int(rng.integers(-12, 13))) % 180
     hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.7, 1.3), 0, 255)
@@ -83,6 +93,23 @@ def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     if rng.random() < 0.3:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2))
     img += rng.normal(0, rng.uniform(0, 6), img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def photometric_strong(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """The stronger photometric jitter of --aug strong."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV).astype(np.int16)
+    hsv[..., 0] = (hsv[..., 0] + int(rng.integers(-18, 19))) % 180
+    hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.5), 0, 255)
+    img = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.1:
+        img[:] = img.mean(axis=2, keepdims=True)
+    img *= rng.uniform(0.85, 1.15, 3)
+    img = 255.0 * (np.clip(img, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
+    img = (img - 128) * rng.uniform(0.6, 1.4) + 128 + rng.uniform(-40, 40)
+    if rng.random() < 0.4:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
+    img += rng.normal(0, rng.uniform(0, 8), img.shape)
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
@@ -132,7 +159,7 @@ def face_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, int
     """Return an augmented die crop and its class (0 when the crop is centred on no die)."""
     image, centres, sides, values = photo
     i = int(rng.integers(len(values)))
-    side = sides[i] * FACE_MARGIN * rng.uniform(0.8, 1.25)
+    side = sides[i] * FACE_MARGIN * (rng.uniform(0.75, 1.35) if STRONG else rng.uniform(0.8, 1.25))
     if rng.random() < 0.2:
         at = np.array([rng.uniform(0, image.shape[1]), rng.uniform(0, image.shape[0])])
         near = np.hypot(*(centres - at).T) / sides
@@ -140,7 +167,8 @@ def face_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, int
         if label < 0:
             return face_sample(rng, photo)
     else:
-        at, label = centres[i] + rng.normal(0, 0.08 * sides[i], 2), int(values[i])
+        jitter = 0.1 if STRONG else 0.08
+        at, label = centres[i] + rng.normal(0, jitter * sides[i], 2), int(values[i])
     crop = face_crop(image, float(at[0]), float(at[1]), side, rng.uniform(0, 360))
     if rng.random() < 0.5:
         crop = crop[:, ::-1].copy()
@@ -205,15 +233,23 @@ def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool) -> No
 
 def main() -> None:
     """Train both nets and write them into the package."""
+    global STRONG, MODELS
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--face-epochs", type=int, default=60)
     parser.add_argument("--finder-epochs", type=int, default=50)
     parser.add_argument("--synth", type=int, default=300, help="synthetic trays to mix in")
     parser.add_argument("--holdout", action="store_true", help="keep dev-val out of training")
     parser.add_argument("--only", choices=["faces", "finder"], default=None)
+    parser.add_argument("--aug", choices=["base", "strong"], default="base",
+                        help="face-net augmentation strength")
+    parser.add_argument("--out", type=Path, default=MODELS, help="folder to write the .onnx to")
+    parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
+    STRONG = args.aug == "strong"
+    MODELS = args.out
     torch.manual_seed(4)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
     rng = np.random.default_rng(4)
     photos = dev_photos(args.holdout)
     photos = photos + photos + synth_photos(args.synth, 10_000)  # real photos weigh double

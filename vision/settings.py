@@ -26,6 +26,10 @@ class ReaderSettings:
     unreadable_heat: float = 0.5
     """A die too unsure to read is reported only when the finder is this sure a die is there;
     below it the candidate is dropped as a mark on the tray, not a die."""
+    second_look: bool = True
+    """Read dice the first look leaves unsure again in more views (decide.SECOND_LOOK)."""
+    second_look_die_prob: float = 0.3
+    """A candidate gets a second look when the face reader thinks it a die at least this much."""
     edge_margin: float = 0.004
     """A box this close to the photo's edge (fraction) is a die half out of frame."""
 

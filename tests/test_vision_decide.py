@@ -1,0 +1,54 @@
+"""The decision step: a second look only for unsure dice, and it never touches sure ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tidetower.vision.d6 import decide as dec
+from tidetower.vision.d6.find import Candidate
+from tidetower.vision.settings import ReaderSettings
+from tidetower.vision.synth import render_tray
+
+
+def _calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count how many candidates each face_probabilities call reads."""
+    seen: list[int] = []
+    real = dec.face_probabilities
+
+    def spy(
+        work: np.ndarray, candidates: list[Candidate], views: tuple[dec.View, ...] = dec.TURNS
+    ) -> np.ndarray:
+        seen.append(len(candidates))
+        return real(work, candidates, views)
+
+    monkeypatch.setattr(dec, "face_probabilities", spy)
+    return seen
+
+
+def test_second_look_reads_only_unsure_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    work = np.asarray(render_tray(7).image)
+    cands = [Candidate(100.0, 100.0, 40.0, 0.9), Candidate(300.0, 300.0, 40.0, 0.9)]
+    settings = ReaderSettings(second_look=True)
+    sure = np.array([[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]])
+    seen = _calls(monkeypatch)
+    out = dec.look_again(work, cands, sure.astype(np.float32), settings)
+    assert seen == [1]  # only the die torn between 1 and 2 is read again
+    assert np.array_equal(out[0], sure[0])
+    assert out.shape == (2, 7) and np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_second_look_skips_when_everything_is_sure(monkeypatch: pytest.MonkeyPatch) -> None:
+    work = np.asarray(render_tray(7).image)
+    probs = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]], np.float32)
+    seen = _calls(monkeypatch)
+    out = dec.look_again(work, [Candidate(50.0, 50.0, 30.0, 1.0)], probs, ReaderSettings())
+    assert seen == [] and np.array_equal(out, probs)
+
+
+def test_second_look_skips_what_is_surely_no_die(monkeypatch: pytest.MonkeyPatch) -> None:
+    work = np.asarray(render_tray(7).image)
+    probs = np.array([[0.95, 0.01, 0.01, 0.01, 0.01, 0.005, 0.005]], np.float32)
+    seen = _calls(monkeypatch)
+    dec.look_again(work, [Candidate(50.0, 50.0, 30.0, 1.0)], probs, ReaderSettings())
+    assert seen == []
