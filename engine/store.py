@@ -6,6 +6,7 @@ The one module of the engine that touches a disk. A process killed at any moment
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -160,11 +161,22 @@ class _Transaction:
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()  # a failed BEGIN must not leave the store locked for ever
+            raise
         return self._db
 
     def __exit__(self, exc_type: Any, *rest: object) -> None:
         try:
-            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type is None:
+                self._db.execute("COMMIT")
+            else:
+                self._db.execute("ROLLBACK")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):  # leave no transaction open behind us
+                self._db.execute("ROLLBACK")
+            raise
         finally:
             self._lock.release()

@@ -81,8 +81,11 @@ class TowerDevices:
         for name in BUTTONS:
             pin = getattr(pins, f"button_{name}")
             if pin is not None:
-                self.buttons[name] = Button(pin, pin_factory=pin_factory)
-        self.servo = _optional(AngularServo, pins.servo, pin_factory)
+                # 50 ms debounce: one press of undo must take back one roll, not two.
+                self.buttons[name] = Button(pin, bounce_time=0.05, pin_factory=pin_factory)
+        self.servo: AngularServo | None = None
+        if pins.servo is not None:  # level at min_angle (-90°), from boot on
+            self.servo = AngularServo(pins.servo, initial_angle=-90, pin_factory=pin_factory)
 
     def on_press(self, name: str, action: Callable[[], None]) -> None:
         """Run `action` when the button `name` is pressed, if the tower has that button."""

@@ -8,8 +8,8 @@ the reader, the table session and the devices are handed to it.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import logging
 import queue
 import threading
 import time
@@ -30,6 +30,7 @@ from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError
 
 Reader = Callable[[np.ndarray], Reading]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ class ReadLoop:
         self._since = self.clock()
         self._frame: np.ndarray | None = None
         self._before_error = TowerState.IDLE
+        self._recorded: str | None = None  # id of the roll this loop recorded last
+        self._replacing: str | None = None  # a re-read after a result replaces this roll
         self._blocked_since: float | None = None
         self._same_frames = (0, 0)  # (checksum, how many in a row)
         self._wire_devices()
@@ -100,19 +103,21 @@ class ReadLoop:
         self._commands.put(command)
 
     def reread(self) -> None:
-        """Read the settled tray again: after a result this replaces the roll just recorded."""
+        """Read the settled tray again; after a result the new reading replaces that roll."""
         with self._lock:
-            after_result = self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR)
-            if not after_result and self.state is not TowerState.NEEDS_ATTENTION:
+            if self.state is TowerState.WAITING_FOR_CLEAR:
+                raise RuleError("the tray has been touched since the result: throw again")
+            if self.state not in (TowerState.RESULT, TowerState.NEEDS_ATTENTION):
                 raise RuleError(f"nothing to re-read: the tower is {self.state.value}")
-            if after_result and self.table.state.last is not None:
-                self.table.undo()
+            if self.state is TowerState.RESULT:
+                self._replacing = self._recorded  # undone only once the new reading counts
             self._enter(TowerState.READING)
 
     def clear_tray(self) -> None:
         """Tip the tray clear with the servo (if fitted); it levels again once the tray is empty."""
-        if self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR):
-            self.devices.tip_tray(True)
+        with self._lock:
+            if self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR):
+                self.devices.tip_tray(True)
 
     def rethrow(self) -> None:
         """Forget the pending reading: the dice are to be picked up and thrown again."""
@@ -128,7 +133,8 @@ class ReadLoop:
             self._enter_die(index, die, value)
 
     def _enter_die(self, index: int, die: str, value: int) -> None:
-        if self.attention is None or self.attention.reading is None:
+        pending = self.state is TowerState.NEEDS_ATTENTION and self.attention is not None
+        if not pending or self.attention is None or self.attention.reading is None:
             raise RuleError("no reading is waiting for a die to be entered")
         reading = self.attention.reading
         if not 0 <= index < len(reading.unreadable):
@@ -144,9 +150,18 @@ class ReadLoop:
         else:
             self._enter(TowerState.NEEDS_ATTENTION)  # tell the displays what is left
 
+    def _run_command(self, command: Callable[[], None]) -> None:
+        """A queued button press: refusals change nothing; no failure stops the tower."""
+        with self._lock:
+            try:
+                command()
+            except (RuleError, DieError) as refusal:
+                log.info("button refused: %s", refusal)
+            except Exception:
+                log.exception("a button command failed; the tower carries on")
+
     def _undo(self) -> None:
-        with contextlib.suppress(RuleError):  # nothing to undo: the press changes nothing
-            self.table.undo()
+        self.table.undo()
 
     def _side(self, side: Side) -> None:
         self.table.declare(dataclasses.replace(self.table.state.declared, side=side))
@@ -160,8 +175,7 @@ class ReadLoop:
     def step(self) -> TowerState:
         """Take one frame (or notice there is none) and move the state machine on."""
         while not self._commands.empty():
-            with contextlib.suppress(RuleError, DieError):  # a button press that changes nothing
-                self._commands.get_nowait()()
+            self._run_command(self._commands.get_nowait())
         try:
             frame = self.source.read(timeout=self.timing.frame_timeout_s)
         except FrameSourceError as error:
@@ -220,6 +234,10 @@ class ReadLoop:
 
     def _enter(self, state: TowerState) -> None:
         self.state = state
+        if state is not TowerState.NEEDS_ATTENTION:
+            self.attention = None  # nothing stale for a late `die` command to complete
+        if state is TowerState.IDLE:
+            self._replacing = None
         self._since = self.clock()
         self.devices.show(state)
         self.devices.light_tray(state is TowerState.READING)
@@ -285,7 +303,7 @@ class ReadLoop:
         for announce in list(self.before_record):
             announce(reading)
         try:
-            record = self.table.record(roll, reading=[d.to_dict() for d in reading.dice])
+            record = self._record_roll(roll, reading)
         except (RuleError, DieError) as error:
             self._needs_attention("refused", f"the rules refuse this roll: {error}", reading)
             return
@@ -295,6 +313,17 @@ class ReadLoop:
         self._enter(TowerState.RESULT)
         for listener in list(self.on_roll):
             listener(record, reading)
+
+    def _record_roll(self, roll: Roll, reading: Reading) -> RollRecord:
+        """Record the roll; a re-read first takes back the roll it replaces, if still last."""
+        with self.table.lock:
+            last = self.table.state.last
+            if self._replacing is not None and last is not None and last.id == self._replacing:
+                self.table.undo()
+            self._replacing = None
+            record = self.table.record(roll, reading=[d.to_dict() for d in reading.dice])
+        self._recorded = record.id
+        return record
 
     def _needs_attention(self, kind: Literal["unreadable", "blocked", "unsettled", "refused"],
                          reason: str, reading: Reading | None = None) -> None:

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+from gpiozero import BadPinFactory
 
 from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
+from tidetower.engine.store import StoreError
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.devices import TowerState
 from tidetower.firmware.terminal_bar import render_bar
@@ -23,7 +25,9 @@ from tidetower.firmware.tower import Tower, sim_config
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.options import apply_broker_options, broker_options
 from tidetower.mqtt.runtime import table_link
+from tidetower.vision.calibrate import CalibrationError
 from tidetower.vision.reading import Reading
+from tidetower.vision.sources import FrameSourceError
 
 STATE_LINES = {
     TowerState.ROLLING: "\n· dice dropping",
@@ -77,6 +81,14 @@ def _load(config_path: Path | None, sim: bool, store: Path | None, system: str |
     if system is not None:
         config.table.system = system
     return config
+
+
+def _start(config: TowerConfig, sim_seed: int | None) -> Tower:
+    """The tower, or a one-line error saying which part would not start."""
+    try:
+        return Tower(config, sim_seed=sim_seed)
+    except (StoreError, FrameSourceError, CalibrationError, BadPinFactory, ValueError) as error:
+        raise click.ClickException(f"the tower cannot start: {error}") from None
 
 
 @contextmanager
@@ -144,8 +156,7 @@ def run_command(config_path: Path | None, sim: bool, validate_config: bool, roll
         click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
         click.echo("config OK", err=True)
         return
-    with Tower(config, sim_seed=seed if sim else None) as tower, \
-            _mqtt_link(tower, config, use_mqtt):
+    with _start(config, seed if sim else None) as tower, _mqtt_link(tower, config, use_mqtt):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown))

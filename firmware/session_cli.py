@@ -26,8 +26,11 @@ def default_store() -> Path:
 
 
 @contextmanager
-def open_table(store: Path) -> Iterator[Table]:
+def open_table(store: Path, create: bool = False) -> Iterator[Table]:
     """The stored table; engine errors become a clear one-line CLI error."""
+    if not create and not store.exists():
+        raise click.ClickException(f"no session at {store}: set one up with "
+                                   "`tidetower session tide` (or give the right --store)")
     try:
         with Table(store) as table:
             yield table
@@ -44,7 +47,7 @@ def parse_dice(tokens: tuple[str, ...]) -> Roll:
             raise click.BadParameter(f"{token!r}: write dice as KIND=FACE, e.g. d6=5 or d6=5,2")
         kind = DieKind.parse(kind_text)
         for face in faces.split(","):
-            if not face.strip().isdigit():
+            if not (face.strip().isascii() and face.strip().isdigit()):
                 raise click.BadParameter(f"{token!r}: {face!r} is not a face number")
             dice.append(Die(kind, int(face)))
     return Roll(tuple(dice))
@@ -102,7 +105,7 @@ def show(store: Path, as_json: bool, last: int) -> None:
 @click.option("--label-b", default="B", show_default=True, help="Name of side B.")
 def tide(store: Path, **settings: Any) -> None:
     """Set up (or reset) the Tide: the two sides' weights, the size and the footing."""
-    with open_table(store) as table:
+    with open_table(store, create=True) as table:
         table.reset_tracker(settings)
         click.echo(render_bar(table.bar()))
 
@@ -161,6 +164,6 @@ def undo(store: Path, as_json: bool) -> None:
 @click.argument("name")
 def system(store: Path, name: str) -> None:
     """Switch the table to another rule system (its tracker starts fresh)."""
-    with open_table(store) as table:
+    with open_table(store, create=True) as table:
         table.switch_system(name)
         click.echo(f"now playing {name}")

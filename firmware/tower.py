@@ -71,18 +71,34 @@ def _locked_exposure(calibration: Path | None) -> dict[str, Any]:
 
 
 class Tower:
-    """One running tower; each init_* step builds one part, in the order a roll flows."""
+    """One running tower; each init_* step builds one part (the store last, so a bad camera
+    or pin config leaves no session behind)."""
 
     def __init__(self, config: TowerConfig, sim_seed: int | None = None) -> None:
         self.config = config
         self.sim_seed = sim_seed
         self.factory: MockFactory | None = None
-        self.table = self.init_table()
-        self.devices = self.init_devices()
-        self.camera = self.init_camera()
-        self.calibration = self.init_calibration()
-        self.loop = self.init_loop()
-        self.sim = self.init_simulation()
+        self._opened: list[Any] = []  # closed in reverse if a later step fails
+        try:
+            self.camera = self._opened_part(self.init_camera())
+            self.calibration = self.init_calibration()
+            self.devices = self._opened_part(self.init_devices())
+            self.table = self._opened_part(self.init_table())
+            self.loop = self.init_loop()
+            self.sim = self.init_simulation()
+        except BaseException:
+            self._close_opened()
+            raise
+
+    def _opened_part(self, part: Any) -> Any:
+        self._opened.append(part)
+        return part
+
+    def _close_opened(self) -> None:
+        for part in reversed(self._opened):
+            part.close()
+        if self.factory is not None:
+            self.factory.reset()  # mock pins are shared process-wide: leave none driven
 
     def init_table(self) -> Table:
         """The table session, resumed from its store."""
@@ -135,11 +151,7 @@ class Tower:
 
     def close(self) -> None:
         """Release the camera, the pins and the store."""
-        self.camera.close()
-        self.devices.close()
-        if self.factory is not None:
-            self.factory.reset()  # mock pins are shared process-wide: leave none driven
-        self.table.close()
+        self._close_opened()
 
     def __enter__(self) -> Tower:
         return self

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import queue
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -33,16 +34,21 @@ def parse_fields(fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> dict[str, Any]:
-    """The reply on cmd/result that carries our request id."""
-    while True:
+    """The reply on cmd/result that carries our request id, within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
         try:
-            message = replies.get(timeout=timeout)
+            message = replies.get(timeout=left)
         except queue.Empty:
-            raise click.ClickException(f"no reply within {timeout} s: is the tower running "
-                                       "and on this broker and table?") from None
-        with_id: dict[str, Any] = json.loads(message.payload)
-        if with_id.get("id") == request:
-            return with_id
+            break
+        try:
+            reply = json.loads(message.payload)
+        except ValueError:
+            continue  # somebody else's garbage on cmd/result
+        if isinstance(reply, dict) and reply.get("id") == request:
+            return reply
+    raise click.ClickException(f"no reply within {timeout} s: is the tower running and on "
+                               "this broker and table?")
 
 
 @click.command("gm")

@@ -99,8 +99,11 @@ class TablePublisher:
         """Record a roll on the table, publishing the camera's reading (confidence, box) too."""
         with self.lock:
             state = self.table.state
+            roll_id = f"{state.session_id}-{state.next_seq}"
             if reading is not None:
-                self._keep_reading(f"{state.session_id}-{state.next_seq}", reading)
+                self._keep_reading(roll_id, reading)
+            else:  # a refused camera roll's `new` must not lend its dice to this one
+                self._readings.pop(roll_id, None)
             return self.table.record(roll, context, reading)
 
     def roll_seen(self, reading: Reading) -> None:
@@ -212,8 +215,8 @@ class TablePublisher:
         messages: list[tuple[str, BaseModel, bool]] = []
         if kind in PHASES and "record" in body:
             record = body["record"]
-            # Kept in memory since `new`, or from the outbox after a restart.
-            reading = self._readings.get(record["id"]) or body.get("reading")
+            # The outbox's copy is the roll's own; the memory of `new` is for older events.
+            reading = body.get("reading") or self._readings.get(record["id"])
             messages.append((self.topics.roll, roll_event(record, PHASES[kind], reading), False))
         messages.append((self.topics.tide, tide_payload(body["bar"]), True))
         session = session_payload(self.table.state, self._readings)

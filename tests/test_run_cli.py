@@ -94,3 +94,14 @@ def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: 
         assert [d["value"] for d in event["dice"]] == [d["value"] for d in line["dice"]]
         assert all(d["confidence"] is not None and d["box"] for d in event["dice"])
     assert bar["position"] == printed[-1]["tide"]["position"]
+
+
+def test_a_tower_that_cannot_start_says_why_and_leaves_nothing(tmp_path: Path) -> None:
+    store = tmp_path / "session.db"
+    config = tmp_path / "tower.toml"
+    config.write_text(f'[table]\nstore = "{store}"\nsnapshots = "{tmp_path / "snaps"}"\n'
+                      '[camera]\nsource = "replay"\npath = "/no/such/folder"\n')
+    result = CliRunner().invoke(main, ["run", "--config", str(config), "--no-mqtt"])
+    assert result.exit_code == 1
+    assert "cannot start" in result.output and "/no/such/folder" in result.output
+    assert not store.exists()

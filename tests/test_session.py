@@ -134,3 +134,17 @@ def test_every_change_leaves_an_event_in_the_outbox_until_delivered(table: Table
     for event in pending:
         table.store.delivered(event.seq)
     assert table.store.pending() == []
+
+
+def test_a_failed_write_leaves_the_store_usable(table: Table) -> None:
+    import sqlite3
+
+    other = sqlite3.connect(table.store.path, timeout=0)
+    other.execute("BEGIN IMMEDIATE")  # someone else holds the write lock
+    table.store._db.execute("PRAGMA busy_timeout = 0")
+    with pytest.raises(sqlite3.OperationalError):
+        table.declare(RollContext(marks=1))
+    other.rollback()
+    other.close()
+    table.declare(RollContext(mode="unopposed", marks=1))  # not hung, and it works again
+    assert table.record(Roll(())).outcome.facts["marks"] == 1

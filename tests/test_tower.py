@@ -283,3 +283,37 @@ def test_throw_again_discards_the_pending_reading(tmp_path: Path, factory: MockF
     _steps(loop, 6)  # the tray is cleared
     assert loop.state is TowerState.IDLE
     assert loop.table.state.history == ()
+
+
+def test_reread_never_takes_back_an_older_roll(tmp_path: Path, factory: MockFactory) -> None:
+    source = SimulatedSource(seed=4)
+    loop = _loop(tmp_path, factory, source)
+    _throw_by_hand(loop, factory, count=2)
+    _steps(loop, 20)
+    source.reach_in()
+    _steps(loop, 12)
+    _throw_by_hand(loop, factory, count=3)
+    _steps(loop, 20)
+    first, second = loop.table.state.history
+    loop.table.undo()  # the GM takes back the second roll, then asks for a re-read
+    loop.reread()
+    _steps(loop, 2)
+    ids = [r.id for r in loop.table.state.history]
+    assert ids[0] == first.id and second.id not in ids and len(ids) == 2
+
+
+def test_reread_after_hands_touched_the_tray_is_refused(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    source = SimulatedSource(seed=4)
+    loop = _loop(tmp_path, factory, source)
+    _throw_by_hand(loop, factory, count=2)
+    _steps(loop, 20)
+    source.reach_in(clear=False)
+    _steps(loop, 2)
+    assert loop.state is TowerState.WAITING_FOR_CLEAR
+    with pytest.raises(RuleError, match="touched"):
+        loop.reread()
+    assert len(loop.table.state.history) == 1
+    with pytest.raises(RuleError, match="no reading is waiting"):
+        loop.enter_die(0, "d6", 3)  # nothing pending: a stale page cannot add a roll
