@@ -63,6 +63,7 @@ class ThreadedSource(FrameSource):
                 item: np.ndarray | BaseException = self.grab()
             except Exception as error:  # handed to the reader, who decides what it means
                 item = error
+                self._stop.wait(0.1)  # a camera that keeps failing must not spin a core
             self._offer(item)
 
     def _offer(self, item: np.ndarray | BaseException) -> None:

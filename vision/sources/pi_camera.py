@@ -23,7 +23,8 @@ class PiCameraSource(ThreadedSource):
                 "python3-picamera2` and make the venv with --system-site-packages"
             ) from error
         self._camera: Any = Picamera2()
-        config = self._camera.create_still_configuration(main={"size": size, "format": "RGB888"})
+        # A video configuration streams continuously; a still one would give few frames.
+        config = self._camera.create_video_configuration(main={"size": size, "format": "RGB888"})
         self._camera.configure(config)
         self._camera.start()
         self.lock(exposure_us, analogue_gain, colour_gains)
