@@ -226,18 +226,27 @@ def _half_out_of_frame() -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     return frames[0], frames[1], tuple(d.value for d in tray.dice)
 
 
-def test_an_unreadable_die_waits_for_the_gm_to_enter_it(
-    tmp_path: Path, factory: MockFactory
-) -> None:
+def _die_cut_by_the_frame_edge(tmp_path: Path, factory: MockFactory, empty_after: bool = False
+                               ) -> tuple[ReadLoop, tuple[int, ...]]:
+    """A throw whose first die lies half out of frame, read to needs-attention."""
     empty, cut, truth = _half_out_of_frame()
-    source = Frames(*[empty] * 3, *[cut] * 2)
+    source = Frames(*[empty] * 3, *[cut] * 10, *([empty] if empty_after else []))
     devices = TowerDevices(SIM_PINS, pin_factory=factory)
     loop = ReadLoop(source, Table(tmp_path / "s.db"), read_dice, devices, SettleWatch())
+    with pytest.raises(RuleError, match="nothing to throw again"):
+        loop.rethrow()
     _steps(loop, 3)
     factory.pin(BEAM).drive_low()
     loop.step()
     factory.pin(BEAM).drive_high()
     _steps(loop, 10)
+    return loop, truth
+
+
+def test_an_unreadable_die_waits_for_the_gm_to_enter_it(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    loop, truth = _die_cut_by_the_frame_edge(tmp_path, factory)
     assert loop.state is TowerState.NEEDS_ATTENTION
     assert loop.attention is not None and loop.attention.reading is not None
     assert "half out of frame" in loop.attention.reason
@@ -266,17 +275,7 @@ def test_reread_after_a_result_replaces_the_roll(tmp_path: Path, factory: MockFa
 
 
 def test_throw_again_discards_the_pending_reading(tmp_path: Path, factory: MockFactory) -> None:
-    empty, cut, _ = _half_out_of_frame()
-    source = Frames(*[empty] * 3, *[cut] * 8, empty)
-    devices = TowerDevices(SIM_PINS, pin_factory=factory)
-    loop = ReadLoop(source, Table(tmp_path / "s.db"), read_dice, devices, SettleWatch())
-    with pytest.raises(RuleError, match="nothing to throw again"):
-        loop.rethrow()
-    _steps(loop, 3)
-    factory.pin(BEAM).drive_low()
-    loop.step()
-    factory.pin(BEAM).drive_high()
-    _steps(loop, 8)
+    loop, _ = _die_cut_by_the_frame_edge(tmp_path, factory, empty_after=True)
     assert loop.state is TowerState.NEEDS_ATTENTION
     loop.rethrow()
     assert loop.attention is None and loop.state is TowerState.WAITING_FOR_CLEAR
