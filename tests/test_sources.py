@@ -110,3 +110,14 @@ def test_calibrate_command_on_the_simulated_camera(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (tmp_path / "cal" / "calibration.png").exists()
     assert "tray region" in result.output
+
+
+def test_snapshots_keep_the_newest_frames(tmp_path: Path) -> None:
+    from tidetower.firmware.snapshots import Snapshots
+
+    snaps = Snapshots(tmp_path / "snaps", keep=2)
+    frame = SimulatedSource(2).empty
+    for roll_id in ("t-1", "t-2", "t-3"):
+        snaps.keep_frame(roll_id, frame)
+    assert sorted(p.name for p in (tmp_path / "snaps").iterdir()) == ["t-2.jpg", "t-3.jpg"]
+    assert cv2.imread(str(snaps.path_for("t-3"))).shape == frame.shape

@@ -112,6 +112,9 @@ def _run_table(tmp_path: Path, seed: int, rolls: int, sensor: bool) -> Tower:
 def test_fifty_rolls_fifty_readings(tmp_path: Path, factory: MockFactory, sensor: bool) -> None:
     with _run_table(tmp_path, seed=11, rolls=50, sensor=sensor) as tower:
         assert tower.sim is not None
+        kept = sorted(p.stem for p in tower.config.table.snapshots.glob("*.jpg"))
+        assert len(kept) == tower.config.table.snapshots_keep  # one per roll, oldest pruned
+        assert tower.table.state.history[-1].id in kept
         assert len(tower.sim.thrown) == 50
         assert tower.sim.hands_in_empty_tray > 0
         right = sum(sorted(d.face for d in record.roll.dice) == sorted(d.value for d in thrown)
