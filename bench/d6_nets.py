@@ -46,13 +46,14 @@ class DieFinder(nn.Module):
 class FaceReader(nn.Module):
     """Classify a die crop as not-a-die or face value 1..6."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: float = 1.0) -> None:
         super().__init__()
+        a, b, c, d = (max(8, round(n * width)) for n in (16, 32, 64, 96))
         self.body = nn.Sequential(
-            _block(3, 16), _block(16, 16), nn.MaxPool2d(2),
-            _block(16, 32), _block(32, 32), nn.MaxPool2d(2),
-            _block(32, 64), _block(64, 64), nn.MaxPool2d(2), _block(64, 96),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(96, FACE_CLASSES),
+            _block(3, a), _block(a, a), nn.MaxPool2d(2),
+            _block(a, b), _block(b, b), nn.MaxPool2d(2),
+            _block(b, c), _block(c, c), nn.MaxPool2d(2), _block(c, d),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(d, FACE_CLASSES),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -1,10 +1,12 @@
-"""Train the d6 finder and face reader on the dev split of d6-tray plus synthetic trays.
+"""Train the d6 finder and the face readers on the dev split of d6-tray plus synthetic trays.
 
-Usage: python bench/train_d6.py [--only faces|finder] [--holdout] [--aug base|strong]
-       [--out DIR] [--threads N]
-Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and d6_faces.onnx
-(or into --out DIR, for comparing variants on dev-val without touching the shipped ones);
-the defaults reproduce the shipped models (about 25 minutes on two CPU cores).
+Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout]
+       [--out DIR] [--threads N] [--find-size N] [--paste SHARE] [--synth N]
+Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the ensemble's
+d6_faces_1.onnx, d6_faces_2.onnx (or into --out DIR, to compare variants on dev-val with
+`bench/vision_d6.py --only devval --models DIR` without touching the shipped ones). The
+defaults reproduce the shipped models: about 15 minutes per net on one core; `--only finder`,
+`--only faces --face-net 1` and `--face-net 2` can run side by side.
 --aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) was
 tried on 2026-11-29 and not adopted: see docs/BENCHMARKS.md.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -23,16 +26,15 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from d6_nets import DieFinder, FaceReader
+from d6_paste import Cut, cut_dice, paste
 
 from tidetower.vision.d6.nets import (
     FACE_MARGIN,
-    FACE_SIZE,
-    FIND_SIZE,
     FIND_STRIDE,
     face_crop,
     to_blob,
 )
-from tidetower.vision.score import load_labels, split_of
+from tidetower.vision.score import in_devval, load_labels
 from tidetower.vision.synth import TraySpec, render_tray
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,13 +59,6 @@ def dev_photos(holdout: bool) -> list[Photo]:
     return out
 
 
-def in_devval(name: str) -> bool:
-    """Return whether a dev photo is in the inner validation part (used only with --holdout)."""
-    import hashlib
-
-    return split_of(name) == "dev" and int(hashlib.sha256(name.encode()).hexdigest(), 16) % 10 == 3
-
-
 def synth_photos(count: int, seed: int) -> list[Photo]:
     """Render synthetic trays in the same form as dev photos."""
     out = []
@@ -75,6 +70,31 @@ def synth_photos(count: int, seed: int) -> list[Photo]:
                     (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2,
                     np.array([d.value for d in tray.dice])))
     return out
+
+
+FIND_SIZE = 256
+"""Side of the finder's square input (--find-size); the runtime reads it from the model."""
+FACE_SIZE = 40
+"""Side of the face reader's crop (--face-size); the runtime reads it from the model."""
+@dataclass(frozen=True)
+class Photos:
+    """Training photos: real and synthetic, drawn with a fixed share of real ones."""
+
+    real: list[Photo]
+    synth: list[Photo]
+    real_share: float
+    paste_share: float = 0.0
+    """Share of real draws that get more real dice pasted against their own (d6_paste)."""
+    cuts: list[Cut] = field(default_factory=list)
+
+    def draw(self, rng: np.random.Generator) -> Photo:
+        """Return one photo: a real one with probability real_share."""
+        if self.synth and rng.random() >= self.real_share:
+            return self.synth[int(rng.integers(len(self.synth)))]
+        photo = self.real[int(rng.integers(len(self.real)))]
+        if rng.random() < self.paste_share:
+            return paste(rng, photo, self.cuts, int(rng.integers(1, 7)))
+        return photo
 
 
 STRONG = False
@@ -119,7 +139,7 @@ def finder_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, n
     h, w = image.shape[:2]
     scale = FIND_SIZE / max(h, w) * rng.uniform(0.75, 1.35)
     m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360), scale)
-    m[:, 2] += FIND_SIZE / 2 - np.array([w / 2, h / 2]) + rng.uniform(-40, 40, 2)
+    m[:, 2] += FIND_SIZE / 2 - np.array([w / 2, h / 2]) + rng.uniform(-40, 40, 2) * FIND_SIZE / 256
     border = cv2.BORDER_REPLICATE if rng.random() < 0.5 else cv2.BORDER_CONSTANT
     img = cv2.warpAffine(image, m, (FIND_SIZE, FIND_SIZE), flags=cv2.INTER_AREA,
                          borderMode=border, borderValue=(128, 128, 128))
@@ -169,22 +189,24 @@ def face_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, int
     else:
         jitter = 0.1 if STRONG else 0.08
         at, label = centres[i] + rng.normal(0, jitter * sides[i], 2), int(values[i])
-    crop = face_crop(image, float(at[0]), float(at[1]), side, rng.uniform(0, 360))
+    crop = face_crop(image, float(at[0]), float(at[1]), side, rng.uniform(0, 360), FACE_SIZE)
     if rng.random() < 0.5:
         crop = crop[:, ::-1].copy()
     return photometric(rng, crop), label
 
 
-def train_faces(photos: list[Photo], epochs: int, rng: np.random.Generator) -> nn.Module:
+def train_faces(
+    photos: Photos, epochs: int, rng: np.random.Generator, width: float
+) -> nn.Module:
     """Train the face reader on freshly augmented crops each epoch."""
-    net = FaceReader()
+    net = FaceReader(width)
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * 60)
     for epoch in range(epochs):
         net.train()
         total = 0.0
         for _ in range(60):
-            batch = [face_sample(rng, photos[int(rng.integers(len(photos)))]) for _ in range(128)]
+            batch = [face_sample(rng, photos.draw(rng)) for _ in range(128)]
             x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
             y = torch.tensor([b[1] for b in batch])
             loss = nn.functional.cross_entropy(net(x), y, label_smoothing=0.02)
@@ -192,12 +214,12 @@ def train_faces(photos: list[Photo], epochs: int, rng: np.random.Generator) -> n
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss)
+            total += loss.item()
         print(f"faces epoch {epoch} loss {total / 60:.4f}", flush=True)
     return net
 
 
-def train_finder(photos: list[Photo], epochs: int, rng: np.random.Generator) -> nn.Module:
+def train_finder(photos: Photos, epochs: int, rng: np.random.Generator) -> nn.Module:
     """Train the finder on augmented whole photos."""
     net = DieFinder()
     steps = 40
@@ -207,7 +229,7 @@ def train_finder(photos: list[Photo], epochs: int, rng: np.random.Generator) -> 
         net.train()
         total = 0.0
         for _ in range(steps):
-            batch = [finder_sample(rng, photos[int(rng.integers(len(photos)))]) for _ in range(16)]
+            batch = [finder_sample(rng, photos.draw(rng)) for _ in range(16)]
             x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
             t = torch.from_numpy(np.stack([b[1] for b in batch]))
             out = net(x)
@@ -218,7 +240,7 @@ def train_finder(photos: list[Photo], epochs: int, rng: np.random.Generator) -> 
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss)
+            total += loss.item()
         print(f"finder epoch {epoch} loss {total / steps:.4f}", flush=True)
     return net
 
@@ -231,36 +253,60 @@ def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool) -> No
                       output_names=["y"], dynamic_axes=axes, opset_version=13, dynamo=False)
 
 
-def main() -> None:
-    """Train both nets and write them into the package."""
-    global STRONG, MODELS
+def parse_args() -> argparse.Namespace:
+    """Read the command line; the defaults reproduce the shipped models."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--face-epochs", type=int, default=60)
     parser.add_argument("--finder-epochs", type=int, default=50)
-    parser.add_argument("--synth", type=int, default=300, help="synthetic trays to mix in")
+    parser.add_argument("--synth", type=int, default=1200, help="synthetic trays to mix in")
+    parser.add_argument("--real-share", type=float, default=0.5,
+                        help="share of training samples drawn from real photos")
+    parser.add_argument("--paste", type=float, default=0.5,
+                        help="share of real draws with real dice pasted in (bench/d6_paste.py)")
     parser.add_argument("--holdout", action="store_true", help="keep dev-val out of training")
     parser.add_argument("--only", choices=["faces", "finder"], default=None)
+    parser.add_argument("--face-nets", type=int, default=2,
+                        help="face readers in the ensemble (d6_faces_1.onnx ...)")
+    parser.add_argument("--face-net", type=int, default=None,
+                        help="train only this member of the ensemble (1-based)")
     parser.add_argument("--aug", choices=["base", "strong"], default="base",
                         help="face-net augmentation strength")
     parser.add_argument("--out", type=Path, default=MODELS, help="folder to write the .onnx to")
     parser.add_argument("--threads", type=int, default=2)
-    args = parser.parse_args()
+    parser.add_argument("--face-size", type=int, default=FACE_SIZE, help="face crop side, px")
+    parser.add_argument("--find-size", type=int, default=FIND_SIZE, help="finder input side")
+    parser.add_argument("--face-width", type=float, default=1.0, help="face net width factor")
+    parser.add_argument("--seed", type=int, default=4)
+    return parser.parse_args()
+
+
+def seeded(seed: int) -> np.random.Generator:
+    """Seed torch and return a numpy generator: one seed per trained net."""
+    torch.manual_seed(seed)
+    return np.random.default_rng(seed)
+
+
+def main() -> None:
+    """Train the finder and the face readers and write them into the package."""
+    global STRONG, MODELS, FACE_SIZE, FIND_SIZE
+    args = parse_args()
     STRONG = args.aug == "strong"
-    MODELS = args.out
-    torch.manual_seed(4)
+    MODELS, FACE_SIZE, FIND_SIZE = args.out, args.face_size, args.find_size
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
-    rng = np.random.default_rng(4)
-    photos = dev_photos(args.holdout)
-    photos = photos + photos + synth_photos(args.synth, 10_000)  # real photos weigh double
-    print(f"{len(photos)} photos", flush=True)
+    real = dev_photos(args.holdout)
+    photos = Photos(real, synth_photos(args.synth, 10_000), args.real_share, args.paste,
+                    cut_dice(real))
+    print(f"{len(photos.real)} real and {len(photos.synth)} synthetic photos", flush=True)
     MODELS.mkdir(parents=True, exist_ok=True)
     start = time.time()
     if args.only != "finder":
-        faces = train_faces(photos, args.face_epochs, rng)
-        export(faces, (1, 3, FACE_SIZE, FACE_SIZE), "d6_faces.onnx", True)
+        members = [args.face_net] if args.face_net else range(1, args.face_nets + 1)
+        for k in members:
+            faces = train_faces(photos, args.face_epochs, seeded(args.seed + k), args.face_width)
+            export(faces, (1, 3, FACE_SIZE, FACE_SIZE), f"d6_faces_{k}.onnx", True)
     if args.only != "faces":
-        finder = train_finder(photos, args.finder_epochs, rng)
+        finder = train_finder(photos, args.finder_epochs, seeded(args.seed))
         export(finder, (1, 3, FIND_SIZE, FIND_SIZE), "d6_finder.onnx", False)
     print(f"done in {time.time() - start:.0f} s")
 

@@ -1,21 +1,30 @@
 """Benchmark the d6 reader on the real d6-tray photos (dev and test splits) and synthetic trays.
 
-Usage: python bench/vision_d6.py [--synth N] [--only dev|test|synth]
+Usage: python bench/vision_d6.py [--synth N] [--only dev|test|synth|devval]
+       [--models DIR] [--set NAME=VALUE ...] [--breakdown]
 Scoring is issue #4's: centre inside the label box or IoU >= 0.3, one to one, by confidence.
+`--only devval` scores dev-val alone (the dev photos kept out of training by
+`train_d6.py --holdout`); with `--models DIR` the .onnx files found in DIR replace the
+shipped ones, and `--set` overrides reader settings: together they compare variants on dev-val
+without touching the test split.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 
+from tidetower.vision.d6 import nets
 from tidetower.vision.read import load_image, read_dice
-from tidetower.vision.score import ImageScore, Label, load_labels, score
+from tidetower.vision.score import ImageScore, Label, in_devval, load_labels, score
+from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import render_tray
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "d6-tray"
@@ -34,6 +43,8 @@ class Tally:
     false_positives: int = 0
     spurious_unreadable: int = 0
     all_right: int = 0
+    wrong: int = 0
+    missed: int = 0
     ms: list[float] = field(default_factory=list)
 
     def add(self, s: ImageScore, ms: float) -> None:
@@ -45,7 +56,17 @@ class Tally:
         self.false_positives += s.false_positives
         self.spurious_unreadable += s.spurious_unreadable
         self.all_right += s.all_right
+        self.wrong += s.wrong_value
+        self.missed += s.missed
         self.ms.append(ms)
+
+    def counts(self) -> str:
+        """Return the raw counts behind the row: where every die that was not right went."""
+        return (
+            f"right {self.right} / {self.dice}, wrong value {self.wrong}, unreadable "
+            f"{self.unreadable}, missed {self.missed}, false positives {self.false_positives}, "
+            f"stray unreadable {self.spurious_unreadable}, photos all right {self.all_right}"
+        )
 
     def row(self, name: str) -> str:
         """Return one Markdown table row."""
@@ -65,19 +86,23 @@ HEADER = (
 )
 
 
-def run(items: Iterable[tuple[object, tuple[Label, ...]]]) -> Tally:
+def run(items: Iterable[tuple[object, tuple[Label, ...]]], settings: ReaderSettings) -> Tally:
     """Read each image, score it against its labels and tally the outcome."""
     tally = Tally()
     for image, labels in items:
-        reading = read_dice(load_image(image) if isinstance(image, Path) else image)  # type: ignore[arg-type]
+        photo = load_image(image) if isinstance(image, Path) else image
+        reading = read_dice(photo, settings=settings)  # type: ignore[arg-type]
         tally.add(score(reading, labels), reading.ms)
     return tally
 
 
 def real(split: str) -> Iterable[tuple[object, tuple[Label, ...]]]:
-    """Yield the real photos of one split with their labels."""
+    """Yield the real photos of one split (test, dev, or devval) with their labels."""
     for item in load_labels(DATA):
-        if item.split == split:
+        if split == "devval":
+            if item.split == "dev" and in_devval(item.path.name):
+                yield item.path, item.dice
+        elif item.split == split:
             yield item.path, item.dice
 
 
@@ -88,20 +113,50 @@ def synthetic(count: int) -> Iterable[tuple[object, tuple[Label, ...]]]:
         yield tray.image, tuple(Label(d.value, d.box) for d in tray.dice)
 
 
+def use_models(folder: Path) -> None:
+    """Read with the .onnx files found in a folder instead of the shipped ones (dev-val runs)."""
+    mixed = Path(tempfile.mkdtemp(prefix="d6-models-"))
+    faces = sorted(folder.glob("d6_faces*.onnx")) or nets.face_models()
+    finder = folder / "d6_finder.onnx"
+    for model in [*faces, finder if finder.exists() else nets.MODELS / finder.name]:
+        (mixed / model.name).symlink_to(model.resolve())
+    nets.MODELS = mixed
+
+
+def overrides(pairs: list[str]) -> ReaderSettings:
+    """Return reader settings with NAME=VALUE overrides, typed like the defaults."""
+    settings = ReaderSettings()
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        kind = type(getattr(settings, name))
+        typed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+        settings = dataclasses.replace(settings, **{name: typed})
+    return settings
+
+
 def main() -> None:
     """Run the benchmark and print a Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--synth", type=int, default=500)
-    parser.add_argument("--only", choices=["dev", "test", "synth"], default=None)
+    parser.add_argument("--only", choices=["dev", "test", "synth", "devval"], default=None)
+    parser.add_argument("--models", type=Path, default=None)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--breakdown", action="store_true", help="print raw counts per set")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.models:
+        use_models(args.models)
+    settings = overrides(args.set)
     read_dice(render_tray(0).image)  # load the nets before timing
     print(HEADER)
-    for name in ("test", "dev", "synth"):
-        if args.only in (None, name):
+    for name in ("test", "dev", "synth", "devval"):
+        if args.only == name or (args.only is None and name != "devval"):
             items = synthetic(args.synth) if name == "synth" else real(name)
             label = f"d6-tray {name} split" if name != "synth" else f"synthetic ({args.synth})"
-            print(run(items).row(label), flush=True)
+            tally = run(items, settings)
+            print(tally.row(label), flush=True)
+            if args.breakdown:
+                print(f"  {tally.counts()}", flush=True)
 
 
 if __name__ == "__main__":

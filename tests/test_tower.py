@@ -6,7 +6,6 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 from gpiozero import Device
@@ -23,7 +22,7 @@ from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError, FrameTimeout, ThreadedSource
 from tidetower.vision.sources.simulated import SimulatedSource
-from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.synth import SynthDie, TraySpec, render_tray
 
 BEAM = SIM_PINS.drop_sensor
 
@@ -216,17 +215,35 @@ class Frames(FrameSource):
         return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
 
 
+def _others_clear_of_the_cut(dice: tuple[SynthDie, ...]) -> bool:
+    """Return whether every die but the first lies wholly on the side the cut keeps."""
+    mid = (dice[0].box[0] + dice[0].box[2]) / 2
+    if mid < 0.5:
+        return all(d.box[0] > mid + 0.05 for d in dice[1:])
+    return all(d.box[2] < mid - 0.05 for d in dice[1:])
+
+
 def _half_out_of_frame() -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """An empty tray and a tray whose first die the frame edge cuts in half."""
-    spec = TraySpec(size=(640, 480), count=(3, 3), blur=0, noise=0)
-    tray = render_tray(0, spec, floor_seed=1)
+    spec = TraySpec(size=(640, 480), count=(3, 3), side=(0.05, 0.065), blur=0, noise=0)
+    tray = next(t for t in (render_tray(seed, spec, floor_seed=1) for seed in range(100))
+                if _others_clear_of_the_cut(t.dice))
     empty = render_tray(0, TraySpec(size=(640, 480), count=(0, 0), blur=0, noise=0),
                         floor_seed=1).image
     x0, _, x1, _ = tray.dice[0].box
     cut = int((x0 + x1) / 2 * 640)
-    crop = (slice(None), slice(cut, None)) if cut < 320 else (slice(None), slice(None, cut))
-    frames = [cv2.resize(image[crop], (640, 480)) for image in (empty, tray.image)]
+    frames = [_shifted(image, empty, cut) for image in (empty, tray.image)]
     return frames[0], frames[1], tuple(d.value for d in tray.dice)
+
+
+def _shifted(image: np.ndarray, floor: np.ndarray, cut: int) -> np.ndarray:
+    """Slide the photo sideways so column `cut` becomes the frame's edge; floor fills the rest."""
+    out = floor.copy()
+    if cut < 320:
+        out[:, : 640 - cut] = image[:, cut:]
+    else:
+        out[:, 640 - cut :] = image[:, :cut]
+    return out
 
 
 def _die_cut_by_the_frame_edge(tmp_path: Path, factory: MockFactory, empty_after: bool = False

@@ -55,6 +55,17 @@ def test_score_counts_wrong_missed_extra_and_unreadable() -> None:
     assert not s.all_right
 
 
+def test_a_read_takes_the_label_it_overlaps_most_not_a_touching_neighbours() -> None:
+    # loose label boxes of two touching dice: the first read's centre lies in both
+    left, right = Label(2, (0.10, 0.10, 0.24, 0.22)), Label(5, (0.17, 0.10, 0.31, 0.22))
+    five = DieRead("d6", 5, (0.18, 0.11, 0.28, 0.21), 0.99)  # centre in both labels
+    assert matches(five.box, left.box) and matches(five.box, right.box)
+    reading = Reading((five, DieRead("d6", 2, (0.11, 0.11, 0.21, 0.21), 0.90)))
+    s = score(reading, (left, right))
+    assert (s.right, s.wrong_value, s.false_positives, s.missed) == (2, 0, 0, 0)
+    assert s.all_right
+
+
 def test_split_is_by_name_alone() -> None:
     assert split_of("images/IMG_20191208_111228.jpg") == split_of("IMG_20191208_111228.jpg")
     assert {split_of(f"IMG_{i}.jpg") for i in range(50)} == {"dev", "test"}

@@ -13,10 +13,24 @@ TEST_SHARE = 3
 """A photo is in the test split when sha256(file name) % 10 is below this (about 30 %)."""
 
 
+DEVVAL_DIGITS = (3, 4, 5)
+"""Dev photos whose hash ends in these digits (mod 10) are dev-val: held out of training
+when comparing variants, so that choices are judged on photos no net has seen."""
+
+
+def _digit(file_name: str) -> int:
+    """Return sha256(base name) mod 10: the fixed, content-blind key of every split."""
+    return int(hashlib.sha256(Path(file_name).name.encode()).hexdigest(), 16) % 10
+
+
 def split_of(file_name: str) -> str:
     """Return "test" or "dev" for a photo, from a hash of its base name alone."""
-    digest = hashlib.sha256(Path(file_name).name.encode()).hexdigest()
-    return "test" if int(digest, 16) % 10 < TEST_SHARE else "dev"
+    return "test" if _digit(file_name) < TEST_SHARE else "dev"
+
+
+def in_devval(file_name: str) -> bool:
+    """Return whether a dev photo is in dev-val, the part of dev kept for comparing variants."""
+    return _digit(file_name) in DEVVAL_DIGITS
 
 
 @dataclass(frozen=True)
@@ -96,12 +110,22 @@ class ImageScore:
         )
 
 
+def best_match(box: Box, labels: tuple[Label, ...], free: list[int]) -> int | None:
+    """Return the free label a box matches best (highest IoU), or None if it matches none.
+
+    Label boxes are loose, so a read of one die can also match its touching neighbour's
+    label; taking the best match keeps it from stealing the neighbour's.
+    """
+    candidates = [i for i in free if matches(box, labels[i].box)]
+    return max(candidates, key=lambda i: iou(box, labels[i].box), default=None)
+
+
 def score(reading: Reading, labels: tuple[Label, ...]) -> ImageScore:
     """Match reads to labels one to one, greedily by confidence, and count the outcomes."""
     free = list(range(len(labels)))
     right = wrong = fp = 0
     for die in sorted(reading.dice, key=lambda d: -d.confidence):
-        hit = next((i for i in free if matches(die.box, labels[i].box)), None)
+        hit = best_match(die.box, labels, free)
         if hit is None:
             fp += 1
             continue
@@ -110,7 +134,7 @@ def score(reading: Reading, labels: tuple[Label, ...]) -> ImageScore:
         wrong += die.value != labels[hit].value
     unreadable = spurious = 0
     for item in reading.unreadable:
-        hit = next((i for i in free if matches(item.box, labels[i].box)), None)
+        hit = best_match(item.box, labels, free)
         if hit is None:
             spurious += 1
             continue

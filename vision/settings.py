@@ -15,9 +15,11 @@ class ReaderSettings:
     """Photos are scaled so their longer side is this many pixels before reading."""
     find_threshold: float = 0.2
     """Finder heat above which a peak is taken as a die centre candidate."""
+    same_die: float = 0.5
+    """Finder peaks closer than this many die sides (the larger) are one die."""
     background_contrast: float = 12.0
     """With a calibration frame, a die must differ from the empty tray by this (grey levels)."""
-    min_confidence: float = 0.80
+    min_confidence: float = 0.60
     """Below this the die is reported unreadable rather than guessed."""
     min_die_prob: float = 0.5
     """A candidate is a die at all when the face reader says so with at least this."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from tidetower.vision.d6.nets import FIND_SIZE, FIND_STRIDE, letterbox, run_finder
+from tidetower.vision.d6.nets import FIND_STRIDE, find_size, letterbox, run_finder
 from tidetower.vision.reading import Box
 from tidetower.vision.settings import ReaderSettings
 
@@ -55,7 +55,7 @@ def find_dice(
     floor: np.ndarray | None = None,
 ) -> list[Candidate]:
     """Return die candidates in a work image, inside the tray and unlike the empty floor."""
-    square, fit = letterbox(work, FIND_SIZE)
+    square, fit = letterbox(work, find_size())
     out = run_finder(square)
     heat, sides = out[0], out[1]
     to_work = FIND_STRIDE / fit.scale
@@ -70,14 +70,18 @@ def find_dice(
         found = [c for c in found if _inside(c, tray, w, h)]
     if floor is not None:
         found = [c for c in found if _unlike_floor(c, work, floor, settings.background_contrast)]
-    return suppress(found)
+    return suppress(found, settings.same_die)
 
 
-def suppress(found: list[Candidate]) -> list[Candidate]:
-    """Keep one candidate per die: a weaker peak centred on a stronger one's die goes."""
+def suppress(found: list[Candidate], same_die: float = 0.5) -> list[Candidate]:
+    """Keep one candidate per die: a weaker peak centred on a stronger one's die goes.
+
+    Peaks closer than `same_die` times the larger of their two die sides are one die: a big
+    die can raise a faint second peak off its centre, well inside its own half side.
+    """
     kept: list[Candidate] = []
     for c in sorted(found, key=lambda c: -c.heat):
-        if all(np.hypot(c.x - k.x, c.y - k.y) >= 0.5 * max(c.side, k.side) for k in kept):
+        if all(np.hypot(c.x - k.x, c.y - k.y) >= same_die * max(c.side, k.side) for k in kept):
             kept.append(c)
     return kept
 

@@ -1,4 +1,4 @@
-"""Run the two small shipped networks with cv2.dnn: the die finder and the face reader."""
+"""Run the two small shipped networks with onnxruntime: the die finder and the face reader."""
 
 from __future__ import annotations
 
@@ -8,15 +8,12 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnxruntime as ort
 
 MODELS = Path(__file__).resolve().parent
 """The shipped ONNX files sit beside this module, so package-data *.onnx ships them."""
-FIND_SIZE = 256
-"""Side of the square, letterboxed image the finder sees."""
 FIND_STRIDE = 4
 """Finder output cells are this many input pixels apart."""
-FACE_SIZE = 40
-"""Side of the square die crop the face reader sees."""
 FACE_MARGIN = 1.25
 """A face crop spans this many die boxes, so the whole die and a rim of floor show."""
 
@@ -36,7 +33,7 @@ def to_blob(images: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
-def letterbox(image: np.ndarray, size: int = FIND_SIZE) -> tuple[np.ndarray, Letterbox]:
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     """Scale a photo so its longer side is `size`, pad the rest with mid grey."""
     h, w = image.shape[:2]
     scale = size / max(h, w)
@@ -48,39 +45,69 @@ def letterbox(image: np.ndarray, size: int = FIND_SIZE) -> tuple[np.ndarray, Let
 
 
 def face_crop(
-    image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0
+    image: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0, size: int = 0
 ) -> np.ndarray:
-    """Cut a FACE_SIZE square around a die centre, `side` pixels across, rotated by `angle`."""
-    scale = FACE_SIZE / max(side, 1.0)
+    """Cut a square the face reader sees around a die centre, `side` pixels across, turned."""
+    size = size or face_size()
+    scale = size / max(side, 1.0)
     m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
-    m[0, 2] += FACE_SIZE / 2 - cx
-    m[1, 2] += FACE_SIZE / 2 - cy
+    m[0, 2] += size / 2 - cx
+    m[1, 2] += size / 2 - cy
     return cv2.warpAffine(
-        image, m, (FACE_SIZE, FACE_SIZE), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+        image, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )
 
 
 @cache
-def _load(name: str) -> cv2.dnn.Net:
-    """Load a shipped ONNX model once per process."""
-    return cv2.dnn.readNetFromONNX(str(MODELS / name))
+def _load(path: Path) -> ort.InferenceSession:
+    """Load an ONNX model once per process, on one CPU thread: the tower reads serially."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def face_models() -> list[Path]:
+    """Return the face readers in the package: their answers are averaged (an ensemble)."""
+    found = sorted(MODELS.glob("d6_faces*.onnx"))
+    if not found:
+        raise FileNotFoundError(f"no d6_faces*.onnx in {MODELS}")
+    return found
+
+
+def find_size() -> int:
+    """Return the side of the square, letterboxed image the shipped finder was trained on."""
+    return int(_load(MODELS / "d6_finder.onnx").get_inputs()[0].shape[2])
+
+
+def face_size() -> int:
+    """Return the side of the square crop the shipped face readers were trained on."""
+    return int(_load(face_models()[0]).get_inputs()[0].shape[2])
+
+
+def _run(path: Path, blob: np.ndarray) -> np.ndarray:
+    """Run one model on one input blob and return its first output."""
+    net = _load(path)
+    return np.asarray(net.run(None, {net.get_inputs()[0].name: blob})[0])
 
 
 def run_finder(square: np.ndarray) -> np.ndarray:
     """Return the finder's (2, S, S) output: centre probability and die side (input fraction)."""
-    net = _load("d6_finder.onnx")
-    net.setInput(to_blob(square[None]))
-    out = np.asarray(net.forward())[0]
+    out = _run(MODELS / "d6_finder.onnx", to_blob(square[None]))[0]
     heat = 1.0 / (1.0 + np.exp(-out[0]))
     return np.stack([heat, out[1]])
 
 
 def run_faces(crops: np.ndarray) -> np.ndarray:
-    """Return (N, 7) class probabilities for die crops: 0 is not-a-die, 1..6 the face."""
+    """Return (N, 7) class probabilities for die crops (0 is not-a-die, 1..6 the face),
+    averaged over the face readers."""
     if len(crops) == 0:
         return np.zeros((0, 7), np.float32)
-    net = _load("d6_faces.onnx")
-    net.setInput(to_blob(crops))
-    logits = np.asarray(net.forward(), dtype=np.float64)
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+    blob = to_blob(crops)
+    total = np.zeros((len(crops), 7), np.float64)
+    models = face_models()
+    for path in models:
+        logits = _run(path, blob).astype(np.float64)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        total += e / e.sum(axis=1, keepdims=True)
+    return np.asarray(total / len(models), np.float32)

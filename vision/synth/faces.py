@@ -62,5 +62,24 @@ def paint_d6(image: np.ndarray, style: FaceStyle, value: int) -> None:
         _dot(image, style.to_image(pu * 0.27, pv * 0.27), radius, style.ink)
 
 
+def paint_side(
+    image: np.ndarray, a: np.ndarray, b: np.ndarray, lean: np.ndarray,
+    ink: tuple[int, int, int], value: int,
+) -> None:
+    """Paint the pips of a side face seen edge-on: the strip from edge a-b along `lean`."""
+    along = b - a
+    side = float(np.hypot(*along))
+    depth = float(np.hypot(*lean))
+    if depth < 1.5:
+        return
+    angle = float(np.degrees(np.arctan2(along[1], along[0])))
+    axes = (side * 0.085, side * 0.085 * min(1.0, depth / side))
+    for pu, pv in PIPS[value]:
+        at = (a + b) / 2 + along * (pu * 0.27) + lean * (0.5 + pv * 0.27)
+        centre = (round(float(at[0]) * ONE), round(float(at[1]) * ONE))
+        size = (max(round(axes[0] * ONE), 1), max(round(axes[1] * ONE), 1))
+        cv2.ellipse(image, centre, size, angle, 0, 360, ink, -1, cv2.LINE_AA, SHIFT)
+
+
 FACE_PAINTERS: dict[str, FacePainter] = {"d6": paint_d6}
 """Die kind -> painter of its top face; numeral dice (d8, d10, d12, d20) add theirs here."""

@@ -8,9 +8,11 @@ import cv2
 import numpy as np
 
 from tidetower.vision.reading import Box
-from tidetower.vision.synth.faces import FACE_PAINTERS, ONE, SHIFT, FaceStyle
+from tidetower.vision.synth.faces import FACE_PAINTERS, ONE, SHIFT, FaceStyle, paint_side
 
 Colour = tuple[int, int, int]
+Placed = tuple[float, float, float, float]
+"""A die's centre x, y, side and angle in pixels and radians."""
 INKS: tuple[Colour, ...] = ((245, 245, 245), (20, 20, 20), (40, 40, 210), (40, 210, 230))
 """Pip colours (BGR): white, black, red, yellow."""
 
@@ -21,8 +23,14 @@ class TraySpec:
 
     size: tuple[int, int] = (640, 640)
     count: tuple[int, int] = (1, 25)
-    side: tuple[float, float] = (0.045, 0.085)
+    side: tuple[float, float] = (0.035, 0.085)
     """Die side as a fraction of the longer image side."""
+    lean: tuple[float, float] = (0.3, 1.2)
+    """How much of its sides a die at the photo's edge shows, times its side (camera height)."""
+    heaped: float = 0.4
+    """Share of trays where the dice land in heaps, touching, as they often do."""
+    side_pips: float = 0.8
+    """Share of dice whose visible side faces show their pips, as real dice do."""
     kinds: tuple[str, ...] = ("d6",)
     translucent: float = 0.3
     marbled: float = 0.25
@@ -71,27 +79,52 @@ def _square(centre: tuple[float, float], side: float, angle: float) -> np.ndarra
     return np.asarray(corners @ rot.T + np.array(centre), np.float32)
 
 
-def _place(rng: np.random.Generator, spec: TraySpec) -> list[tuple[float, float, float, float]]:
+def _place(rng: np.random.Generator, spec: TraySpec, lean_k: float) -> list[Placed]:
     """Choose (x, y, side, angle) for each die so that no two overlap; they may touch."""
     w, h = spec.size
     count = int(rng.integers(spec.count[0], spec.count[1] + 1))
     base = rng.uniform(*spec.side) * max(w, h)
-    placed: list[tuple[float, float, float, float]] = []
+    placed: list[Placed] = []
+    outlines: list[np.ndarray] = []
+    heaps = _heaps(rng, spec, base)
     for _ in range(count * 40):
         if len(placed) == count:
             break
         side = base * rng.uniform(0.8, 1.25)
-        x, y = rng.uniform(side, w - side), rng.uniform(side, h - side)
-        poly = _square((x, y), side * 1.08, rng.uniform(0, np.pi / 2))
-        if all(_apart(poly, _square((px, py), ps * 1.08, pa)) for px, py, ps, pa in placed):
-            placed.append((x, y, side, float(_angle_of(poly))))
+        if heaps is not None and rng.random() < 0.8:
+            x, y = heaps[int(rng.integers(len(heaps)))] + rng.normal(0, 1.5 * base, 2)
+            x, y = float(np.clip(x, side, w - side)), float(np.clip(y, side, h - side))
+        else:
+            x, y = rng.uniform(side, w - side), rng.uniform(side, h - side)
+        die = (x, y, side, float(rng.uniform(0, np.pi / 2)))
+        outline = _outline(die, spec.size, lean_k)
+        if all(_apart(outline, other) for other in outlines):
+            placed.append(die)
+            outlines.append(outline)
     return placed
 
 
-def _angle_of(poly: np.ndarray) -> float:
-    """Return the rotation of a square from its first edge."""
-    d = poly[1] - poly[0]
-    return float(np.arctan2(d[1], d[0]))
+def _lean(x: float, y: float, side: float, size: tuple[int, int], lean_k: float) -> np.ndarray:
+    """Return where a die's base lies from its top: towards the photo's centre (perspective)."""
+    w, h = size
+    return (np.array([w / 2 - x, h / 2 - y], np.float32) / max(w, h)) * side * lean_k
+
+
+def _outline(die: Placed, size: tuple[int, int], lean_k: float) -> np.ndarray:
+    """Return the convex outline a die covers in the photo: top face, sides and a little air."""
+    x, y, side, angle = die
+    top = _square((x, y), side * 1.08, angle)
+    both = np.concatenate([top, top + _lean(x, y, side, size, lean_k)])
+    return np.asarray(cv2.convexHull(both).reshape(-1, 2), np.float32)
+
+
+def _heaps(rng: np.random.Generator, spec: TraySpec, base: float) -> np.ndarray | None:
+    """Return centres of one to three heaps that dice pile towards, or None to scatter them."""
+    if rng.random() >= spec.heaped:
+        return None
+    w, h = spec.size
+    heaps = int(rng.integers(1, 4))
+    return rng.uniform([2 * base, 2 * base], [w - 2 * base, h - 2 * base], (heaps, 2))
 
 
 def _apart(a: np.ndarray, b: np.ndarray) -> bool:
@@ -125,29 +158,43 @@ def _roi(canvas: np.ndarray, x: float, y: float, reach: float) -> tuple[np.ndarr
 
 
 def _body(
-    rng: np.random.Generator, canvas: np.ndarray, die: tuple[float, float, float, float],
-    spec: TraySpec,
+    rng: np.random.Generator, canvas: np.ndarray, die: Placed, spec: TraySpec, lean_k: float
 ) -> tuple[np.ndarray, Colour]:
-    """Paint a die's shadow and body onto the canvas; return its top face and pip colour."""
+    """Paint a die's shadow, sides and body onto the canvas; return its top face and pip colour."""
     x, y, side, angle = die
     h, w = canvas.shape[:2]
     top = _square((x, y), side, angle)
-    # perspective: a die away from the optical axis shows a sliver of its sides
-    lean = (np.array([x - w / 2, y - h / 2], np.float32) / max(w, h)) * side * 0.25
-    view, corner = _roi(canvas, x, y, side * 1.2)
+    # perspective: the top is nearer the lens, so the base lies towards the photo's centre
+    # and a die away from the optical axis shows the sides that face the centre
+    lean = _lean(x, y, side, (w, h), lean_k)
+    view, corner = _roi(canvas, x, y, side * (1.2 + 0.5 * lean_k))
     local = top - corner
     shadow = np.zeros(view.shape[:2], np.float32)
-    _fill(shadow[..., None], local + lean * 1.5 + side * 0.06, 0.45)
+    _fill(shadow[..., None], local + lean + side * 0.06, 0.45)
     view *= 1.0 - cv2.GaussianBlur(shadow, (0, 0), side * 0.08)[..., None]
     body, ink = _die_colour(rng)
     paint = _paint_body(rng, view, np.array(body, np.float32), spec)
     mask = np.zeros((*view.shape[:2], 1), np.float32)
     _fill(mask, cv2.convexHull(np.concatenate([local, local + lean])).reshape(-1, 2), 1.0)
-    view[:] = view * (1 - mask) + paint * 0.8 * mask
+    view[:] = view * (1 - mask) + paint * rng.uniform(0.6, 0.9) * mask
+    if rng.random() < spec.side_pips:
+        for value, (a, b) in zip(rng.integers(1, 7, 4), _visible_edges(local, lean), strict=False):
+            paint_side(view, a, b, lean, ink, int(value))
     face = np.zeros_like(mask)
     _fill(face, _square((x - corner[0], y - corner[1]), side * 0.94, angle), 1.0)
     view[:] = view * (1 - face) + paint * face
     return top, ink
+
+
+def _visible_edges(top: np.ndarray, lean: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return the top face's edges whose side face the camera sees: those facing the lean."""
+    centre = top.mean(axis=0)
+    edges = []
+    for i in range(4):
+        a, b = top[i], top[(i + 1) % 4]
+        if float(np.dot((a + b) / 2 - centre, lean)) > 0:
+            edges.append((a, b))
+    return edges
 
 
 def _paint_body(
@@ -177,20 +224,17 @@ def render_tray(seed: int, spec: TraySpec | None = None,
     w, h = spec.size
     floor_rng = rng if floor_seed is None else np.random.default_rng(floor_seed)
     canvas = _floor(floor_rng, w, h)
+    lean = rng.uniform(*spec.lean)
     truth: list[SynthDie] = []
-    for die in _place(rng, spec):
+    for die in _place(rng, spec, lean):
         kind = spec.kinds[int(rng.integers(len(spec.kinds)))]
         value = int(rng.integers(1, 7))
-        top, ink = _body(rng, canvas, die, spec)
+        top, ink = _body(rng, canvas, die, spec, lean)
         style = FaceStyle((die[0], die[1]), die[2], die[3], ink, bool(rng.random() < spec.logo))
         FACE_PAINTERS[kind](canvas, style, value)
         _glare(rng, canvas, die)
         truth.append(SynthDie(kind, value, _label_box(top, die[2], w, h)))
     return SynthTray(_camera(rng, canvas, spec), tuple(truth))
-
-
-Placed = tuple[float, float, float, float]
-"""A die's centre x, y, side and angle in pixels and radians."""
 
 
 def _glare(rng: np.random.Generator, canvas: np.ndarray, die: Placed) -> None:

@@ -1,0 +1,50 @@
+"""The shipped nets: an ensemble of face readers averaged, and one candidate per die."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tidetower.vision.d6 import nets
+from tidetower.vision.d6.find import Candidate, suppress
+from tidetower.vision.synth import render_tray
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def test_face_readers_are_an_ensemble_whose_answers_are_averaged() -> None:
+    models = nets.face_models()
+    assert len(models) >= 2
+    tray = render_tray(11)
+    h, w = tray.image.shape[:2]
+    crops = []
+    for die in tray.dice[:4]:
+        x0, y0, x1, y1 = die.box
+        cx, cy, side = (x0 + x1) / 2 * w, (y0 + y1) / 2 * h, (x1 - x0) * w
+        crops.append(nets.face_crop(tray.image, cx, cy, side))
+    blob = nets.to_blob(np.stack(crops))
+    each = [_softmax(nets._run(m, blob).astype(np.float64)) for m in models]
+    together = nets.run_faces(np.stack(crops))
+    assert np.allclose(together, np.mean(each, axis=0), atol=1e-5)
+    assert np.allclose(together.sum(axis=1), 1.0, atol=1e-5)
+    # the readers differ (else the ensemble buys nothing), yet agree on these clear dice
+    assert not np.allclose(each[0], each[1], atol=1e-4)
+    values = [d.value for d in tray.dice[:4]]
+    assert [int(np.argmax(p[1:])) + 1 for p in together] == values
+
+
+def test_crop_and_finder_sizes_come_from_the_models() -> None:
+    assert nets.face_crop(np.zeros((100, 100, 3), np.uint8), 50, 50, 30).shape == (
+        nets.face_size(), nets.face_size(), 3)
+    assert nets.find_size() % nets.FIND_STRIDE == 0
+    assert nets.run_finder(np.zeros((nets.find_size(),) * 2 + (3,), np.uint8)).shape == (
+        2, nets.find_size() // nets.FIND_STRIDE, nets.find_size() // nets.FIND_STRIDE)
+
+
+def test_a_faint_peak_inside_a_big_die_is_not_a_second_die() -> None:
+    big = Candidate(100.0, 100.0, 72.0, 0.9)
+    inside = Candidate(120.0, 115.0, 34.0, 0.4)  # off-centre, within the big die's half side
+    touching = Candidate(100.0, 172.0, 70.0, 0.8)  # the next die: one side away
+    assert suppress([inside, touching, big]) == [big, touching]
