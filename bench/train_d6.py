@@ -246,7 +246,7 @@ def train_finder(photos: Photos, epochs: int, rng: np.random.Generator) -> nn.Mo
 
 
 def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool) -> None:
-    """Write a trained net as ONNX that cv2.dnn can run."""
+    """Write a trained net as ONNX for onnxruntime (opset 13, dynamic batch for face readers)."""
     net.eval()
     axes = {"x": {0: "n"}, "y": {0: "n"}} if batch else None
     torch.onnx.export(net, torch.zeros(*shape), str(MODELS / name), input_names=["x"],
