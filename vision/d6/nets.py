@@ -1,4 +1,4 @@
-"""Run the two small shipped networks with onnxruntime: the die finder and the face reader."""
+"""Run the small shipped networks with onnxruntime: the die finder and the face readers."""
 
 from __future__ import annotations
 
@@ -67,11 +67,17 @@ def _load(path: Path) -> ort.InferenceSession:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def face_models() -> list[Path]:
+def face_models() -> tuple[Path, ...]:
     """Return the face readers in the package: their answers are averaged (an ensemble)."""
-    found = sorted(MODELS.glob("d6_faces*.onnx"))
+    return _face_models_in(MODELS)
+
+
+@cache
+def _face_models_in(folder: Path) -> tuple[Path, ...]:
+    """Return the d6_faces*.onnx files of a folder, looked up once per folder."""
+    found = tuple(sorted(folder.glob("d6_faces*.onnx")))
     if not found:
-        raise FileNotFoundError(f"no d6_faces*.onnx in {MODELS}")
+        raise FileNotFoundError(f"no d6_faces*.onnx in {folder}")
     return found
 
 
