@@ -5,12 +5,6 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-FIND_SIZE = 256
-"""Side of the square, letterboxed image the finder sees."""
-FIND_STRIDE = 4
-"""Finder output cells are this many input pixels apart."""
-FACE_SIZE = 40
-"""Side of the square die crop the face reader sees."""
 FACE_CLASSES = 7
 """0 means "not a die here"; 1..6 are the face values."""
 

@@ -5,8 +5,9 @@ Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout]
 Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the ensemble's
 d6_faces_1.onnx, d6_faces_2.onnx (or into --out DIR, to compare variants on dev-val with
 `bench/vision_d6.py --only devval --models DIR` without touching the shipped ones). The
-defaults reproduce the shipped models: about 15 minutes per net on one core; `--only finder`,
-`--only faces --face-net 1` and `--face-net 2` can run side by side.
+defaults reproduce the shipped models, which were trained as three processes side by side
+on two cores (`--threads 1` and `--only finder`, `--only faces --face-net 1`, `--face-net 2`),
+about 25 to 30 minutes each.
 --aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) was
 tried on 2026-11-29 and not adopted: see docs/BENCHMARKS.md.
 """
@@ -72,7 +73,7 @@ def synth_photos(count: int, seed: int) -> list[Photo]:
     return out
 
 
-FIND_SIZE = 256
+FIND_SIZE = 320
 """Side of the finder's square input (--find-size); the runtime reads it from the model."""
 FACE_SIZE = 40
 """Side of the face reader's crop (--face-size); the runtime reads it from the model."""

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from tidetower.vision.d6 import nets
-from tidetower.vision.d6.find import Candidate, suppress
+from tidetower.vision.d6.find import Candidate, find_dice, suppress
+from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import render_tray
 
 
@@ -35,12 +39,23 @@ def test_face_readers_are_an_ensemble_whose_answers_are_averaged() -> None:
     assert [int(np.argmax(p[1:])) + 1 for p in together] == values
 
 
-def test_crop_and_finder_sizes_come_from_the_models() -> None:
-    assert nets.face_crop(np.zeros((100, 100, 3), np.uint8), 50, 50, 30).shape == (
-        nets.face_size(), nets.face_size(), 3)
-    assert nets.find_size() % nets.FIND_STRIDE == 0
-    assert nets.run_finder(np.zeros((nets.find_size(),) * 2 + (3,), np.uint8)).shape == (
-        2, nets.find_size() // nets.FIND_STRIDE, nets.find_size() // nets.FIND_STRIDE)
+def test_same_die_setting_reaches_the_suppression() -> None:
+    work = np.asarray(render_tray(12).image)
+    every_peak = find_dice(work, ReaderSettings(same_die=0.0))
+    one_per_die = find_dice(work, ReaderSettings())
+    merged = find_dice(work, ReaderSettings(same_die=3.0))
+    assert len(every_peak) >= len(one_per_die) > len(merged) >= 1
+
+
+def test_face_readers_that_disagree_on_input_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("d6_faces_1.onnx", "d6_finder.onnx"):
+        (tmp_path / name).symlink_to(nets.MODELS / name)
+    (tmp_path / "d6_faces_2.onnx").symlink_to(nets.MODELS / "d6_finder.onnx")  # wrong input
+    monkeypatch.setattr(nets, "MODELS", tmp_path)
+    with pytest.raises(ValueError, match="different inputs"):
+        nets.face_models()
 
 
 def test_a_faint_peak_inside_a_big_die_is_not_a_second_die() -> None:

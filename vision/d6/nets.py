@@ -74,10 +74,14 @@ def face_models() -> tuple[Path, ...]:
 
 @cache
 def _face_models_in(folder: Path) -> tuple[Path, ...]:
-    """Return the d6_faces*.onnx files of a folder, looked up once per folder."""
+    """Return the d6_faces*.onnx files of a folder, looked up once per folder and process
+    (the package's models do not change while the tower runs); they must agree on input."""
     found = tuple(sorted(folder.glob("d6_faces*.onnx")))
     if not found:
         raise FileNotFoundError(f"no d6_faces*.onnx in {folder}")
+    shapes = {tuple(_load(path).get_inputs()[0].shape[1:]) for path in found}
+    if len(shapes) > 1:
+        raise ValueError(f"face readers in {folder} expect different inputs: {sorted(shapes)}")
     return found
 
 
