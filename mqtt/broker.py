@@ -104,11 +104,18 @@ class EmbeddedBroker:
         loop, broker = self._loop, self._broker
         if loop is None or broker is None or not loop.is_running():
             return
+        # the tower's last "offline" status races the shutdown; with no one left to receive
+        # it, amqtt's "N messages not broadcasted" warning is noise on the user's terminal
+        amqtt_log = logging.getLogger("amqtt.broker")
+        level = amqtt_log.level
+        amqtt_log.setLevel(logging.ERROR)
         done = asyncio.run_coroutine_threadsafe(broker.shutdown(), loop)
         try:
             done.result(10)
         except Exception:
             log.exception("embedded broker did not shut down cleanly")
+        finally:
+            amqtt_log.setLevel(level)
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(10)
