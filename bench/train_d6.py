@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,54 +197,54 @@ def face_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, int
     return photometric(rng, crop), label
 
 
-def train_faces(
-    photos: Photos, epochs: int, rng: np.random.Generator, width: float
-) -> nn.Module:
-    """Train the face reader on freshly augmented crops each epoch."""
-    net = FaceReader(width)
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * 60)
-    for epoch in range(epochs):
-        net.train()
-        total = 0.0
-        for _ in range(60):
-            batch = [face_sample(rng, photos.draw(rng)) for _ in range(128)]
-            x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
-            y = torch.tensor([b[1] for b in batch])
-            loss = nn.functional.cross_entropy(net(x), y, label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item()
-        print(f"faces epoch {epoch} loss {total / 60:.4f}", flush=True)
-    return net
-
-
-def train_finder(photos: Photos, epochs: int, rng: np.random.Generator) -> nn.Module:
-    """Train the finder on augmented whole photos."""
-    net = DieFinder()
-    steps = 40
+def fit(net: nn.Module, epochs: int, steps: int, batch_loss: Callable[[], torch.Tensor],
+        name: str) -> nn.Module:
+    """Train a net with AdamW and a one-cycle schedule on a fresh augmented batch each step."""
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * steps)
     for epoch in range(epochs):
         net.train()
         total = 0.0
         for _ in range(steps):
-            batch = [finder_sample(rng, photos.draw(rng)) for _ in range(16)]
-            x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
-            t = torch.from_numpy(np.stack([b[1] for b in batch]))
-            out = net(x)
-            size_err = torch.abs(out[:, 1] - t[:, 1]) * t[:, 2]
-            size_loss = size_err.sum() / t[:, 2].sum().clamp(min=1)
-            loss = focal(out[:, 0], t[:, 0]) + 0.1 * size_loss
+            loss = batch_loss()
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += loss.item()
-        print(f"finder epoch {epoch} loss {total / steps:.4f}", flush=True)
+        print(f"{name} epoch {epoch} loss {total / steps:.4f}", flush=True)
     return net
+
+
+def train_faces(
+    photos: Photos, epochs: int, rng: np.random.Generator, width: float
+) -> nn.Module:
+    """Train the face reader on freshly augmented crops each step."""
+    net = FaceReader(width)
+
+    def batch_loss() -> torch.Tensor:
+        batch = [face_sample(rng, photos.draw(rng)) for _ in range(128)]
+        x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
+        y = torch.tensor([b[1] for b in batch])
+        return nn.functional.cross_entropy(net(x), y, label_smoothing=0.02)
+
+    return fit(net, epochs, 60, batch_loss, "faces")
+
+
+def train_finder(photos: Photos, epochs: int, rng: np.random.Generator) -> nn.Module:
+    """Train the finder on augmented whole photos."""
+    net = DieFinder()
+
+    def batch_loss() -> torch.Tensor:
+        batch = [finder_sample(rng, photos.draw(rng)) for _ in range(16)]
+        x = torch.from_numpy(to_blob(np.stack([b[0] for b in batch])))
+        t = torch.from_numpy(np.stack([b[1] for b in batch]))
+        out = net(x)
+        size_err = torch.abs(out[:, 1] - t[:, 1]) * t[:, 2]
+        size_loss = size_err.sum() / t[:, 2].sum().clamp(min=1)
+        return focal(out[:, 0], t[:, 0]) + 0.1 * size_loss
+
+    return fit(net, epochs, 40, batch_loss, "finder")
 
 
 def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool) -> None:
