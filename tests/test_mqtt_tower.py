@@ -76,8 +76,11 @@ def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
             body = _tower(late, topic, lambda b: b["state"] == "needs-attention")
         assert body == {"v": 1, "state": "needs-attention", "error": None,
                         **{"attention": attention_body(UNREADABLE)}}
-        for state in ("rolling", "settling", "reading", "result", "error"):
-            publisher.tower_state(state, attention_body(UNREADABLE), "camera unplugged")
+        with Listener(settings, topic) as live:  # publishing is async: wait till it lands
+            live.wait_for(lambda m: m.payload != b"")  # the retained needs-attention
+            for state in ("rolling", "settling", "reading", "result", "error"):
+                publisher.tower_state(state, attention_body(UNREADABLE), "camera unplugged")
+            _tower(live, topic, lambda b: b["state"] == "error")
         with Listener(settings, topic) as late:  # the latest value wins
             body = _tower(late, topic, lambda b: True)
         assert body == {"v": 1, "state": "error", "attention": None,
