@@ -17,10 +17,11 @@ def _calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     real = dec.face_probabilities
 
     def spy(
-        work: np.ndarray, candidates: list[Candidate], views: tuple[dec.View, ...] = dec.TURNS
+        work: np.ndarray, candidates: list[Candidate], views: tuple[dec.View, ...] = dec.TURNS,
+        readers: int = 0,
     ) -> np.ndarray:
         seen.append(len(candidates))
-        return real(work, candidates, views)
+        return real(work, candidates, views, readers)
 
     monkeypatch.setattr(dec, "face_probabilities", spy)
     return seen

@@ -63,3 +63,14 @@ def test_a_faint_peak_inside_a_big_die_is_not_a_second_die() -> None:
     inside = Candidate(120.0, 115.0, 34.0, 0.4)  # off-centre, within the big die's half side
     touching = Candidate(100.0, 172.0, 70.0, 0.8)  # the next die: one side away
     assert suppress([inside, touching, big]) == [big, touching]
+
+
+def test_a_die_leaning_on_its_neighbour_is_a_second_die() -> None:
+    die = Candidate(100.0, 100.0, 40.0, 0.8)
+    leaning = Candidate(100.0, 117.0, 40.0, 0.55)  # 0.42 sides away, as hot and as big
+    faint = Candidate(100.0, 117.0, 40.0, 0.3)  # the same place, but a faint echo
+    side_face = Candidate(100.0, 117.0, 22.0, 0.6)  # hot, but a side face's size
+    assert suppress([die, leaning]) == [die, leaning]
+    assert suppress([die, faint]) == [die]
+    assert suppress([die, side_face]) == [die]
+    assert suppress([die, leaning], ReaderSettings(leaning_heat=0.9)) == [die]

@@ -16,7 +16,13 @@ class ReaderSettings:
     find_threshold: float = 0.2
     """Finder heat above which a peak is taken as a die centre candidate."""
     same_die: float = 0.5
-    """Finder peaks closer than this many die sides (the larger) are one die."""
+    """Finder peaks closer than this many die sides (the larger) are one die, unless the
+    weaker is a die leaning on the stronger (`leaning_die`, `leaning_heat`)."""
+    leaning_die: float = 0.35
+    """Peaks closer than this many die sides are one die whatever their heat."""
+    leaning_heat: float = 0.5
+    """Between `leaning_die` and `same_die`, a weaker peak this hot and of the same size is a
+    second die leaning on the first."""
     background_contrast: float = 12.0
     """With a calibration frame, a die must differ from the empty tray by this (grey levels)."""
     min_confidence: float = 0.60
@@ -31,6 +37,10 @@ class ReaderSettings:
     second_look: bool = True
     """Read dice the first look leaves unsure again in more views (decide.SECOND_LOOK)."""
     second_look_die_prob: float = 0.3
+    first_look_readers: int = 2
+    """The first look asks this many face readers (0: all); a second look asks all of them."""
+    second_look_below: float = 0.60
+    """A die read with less confidence than this gets a second look."""
     """A candidate gets a second look when the face reader thinks it a die at least this much."""
     edge_margin: float = 0.004
     """A box this close to the photo's edge (fraction) is a die half out of frame."""

@@ -21,9 +21,11 @@ only the few unsure dice pay for it, so the median reading time barely moves."""
 
 
 def face_probabilities(
-    work: np.ndarray, candidates: list[Candidate], views: tuple[View, ...] = TURNS
+    work: np.ndarray, candidates: list[Candidate], views: tuple[View, ...] = TURNS,
+    readers: int = 0,
 ) -> np.ndarray:
-    """Return (N, 7) probabilities per candidate, averaged over the views."""
+    """Return (N, 7) probabilities per candidate, averaged over the views and the first
+    `readers` face readers (0: all)."""
     crops = []
     for c in candidates:
         for turn, scale, mirror in views:
@@ -31,7 +33,7 @@ def face_probabilities(
             crops.append(crop[:, ::-1] if mirror else crop)
     if not crops:
         return np.zeros((0, 7), np.float32)
-    probs = run_faces(np.stack(crops))
+    probs = run_faces(np.stack(crops), readers)
     return np.asarray(probs.reshape(len(candidates), len(views), 7).mean(axis=1), np.float32)
 
 
@@ -47,18 +49,17 @@ def _value_and_confidence(
 def look_again(
     work: np.ndarray, candidates: list[Candidate], probs: np.ndarray, settings: ReaderSettings
 ) -> np.ndarray:
-    """Read unsure candidates in SECOND_LOOK's views too and average them with the first look."""
+    """Read unsure candidates again, by every face reader in the first look's views and
+    SECOND_LOOK's, and take that average instead of the first look's."""
     unsure = [
         i for i, (c, p) in enumerate(zip(candidates, probs, strict=True))
         if 1.0 - float(p[0]) >= settings.second_look_die_prob
-        and _value_and_confidence(c, p, settings)[1] < settings.min_confidence
+        and _value_and_confidence(c, p, settings)[1] < settings.second_look_below
     ]
-    if not unsure or not SECOND_LOOK:
+    if not unsure:
         return probs
-    more = face_probabilities(work, [candidates[i] for i in unsure], SECOND_LOOK)
     out = probs.copy()
-    n1, n2 = len(TURNS), len(SECOND_LOOK)
-    out[unsure] = (probs[unsure] * n1 + more * n2) / (n1 + n2)
+    out[unsure] = face_probabilities(work, [candidates[i] for i in unsure], TURNS + SECOND_LOOK)
     return out
 
 
@@ -100,7 +101,7 @@ def decide(
 ) -> tuple[tuple[DieRead, ...], tuple[Unreadable, ...]]:
     """Turn candidates into dice read and dice seen but unreadable; drop non-dice."""
     h, w = work.shape[:2]
-    probs = face_probabilities(work, candidates)
+    probs = face_probabilities(work, candidates, TURNS, settings.first_look_readers)
     if settings.second_look:
         probs = look_again(work, candidates, probs, settings)
     verdicts = [judge(c, p, (w, h), settings) for c, p in zip(candidates, probs, strict=True)]

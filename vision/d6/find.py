@@ -12,6 +12,10 @@ from tidetower.vision.reading import Box
 from tidetower.vision.settings import ReaderSettings
 
 
+LEANING_SIDE_RATIO = 0.85
+"""A close peak this much smaller than its neighbour is the neighbour's side face, not a die."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A place in the work image that the finder believes holds one die."""
@@ -70,20 +74,33 @@ def find_dice(
         found = [c for c in found if _inside(c, tray, w, h)]
     if floor is not None:
         found = [c for c in found if _unlike_floor(c, work, floor, settings.background_contrast)]
-    return suppress(found, settings.same_die)
+    return suppress(found, settings)
 
 
-def suppress(found: list[Candidate], same_die: float = 0.5) -> list[Candidate]:
+def suppress(found: list[Candidate], settings: ReaderSettings | None = None) -> list[Candidate]:
     """Keep one candidate per die: a weaker peak centred on a stronger one's die goes.
 
-    Peaks closer than `same_die` times the larger of their two die sides are one die: a big
-    die can raise a faint second peak off its centre, well inside its own half side.
+    A big die can raise a faint second peak off its centre, well inside its own half side,
+    and a die's side face seen in perspective a smaller one; yet a die leaning on its
+    neighbour sits closer than half a side too, and raises a strong peak of its own size.
     """
+    settings = settings or ReaderSettings()
     kept: list[Candidate] = []
     for c in sorted(found, key=lambda c: -c.heat):
-        if all(np.hypot(c.x - k.x, c.y - k.y) >= same_die * max(c.side, k.side) for k in kept):
+        if not any(_same_die(c, k, settings) for k in kept):
             kept.append(c)
     return kept
+
+
+def _same_die(weaker: Candidate, stronger: Candidate, settings: ReaderSettings) -> bool:
+    """Return whether a weaker peak belongs to the die of a stronger one (see suppress)."""
+    gap = np.hypot(weaker.x - stronger.x, weaker.y - stronger.y) / max(weaker.side, stronger.side)
+    if gap >= settings.same_die:
+        return False
+    if gap < settings.leaning_die:
+        return True
+    alike = weaker.side >= LEANING_SIDE_RATIO * stronger.side
+    return not (alike and weaker.heat >= settings.leaning_heat)
 
 
 def _inside(c: Candidate, tray: Box, w: int, h: int) -> bool:

@@ -108,14 +108,14 @@ def run_finder(square: np.ndarray) -> np.ndarray:
     return np.stack([heat, out[1]])
 
 
-def run_faces(crops: np.ndarray) -> np.ndarray:
+def run_faces(crops: np.ndarray, readers: int = 0) -> np.ndarray:
     """Return (N, 7) class probabilities for die crops (0 is not-a-die, 1..6 the face),
-    averaged over the face readers."""
+    averaged over the first `readers` face readers (0: all of them)."""
     if len(crops) == 0:
         return np.zeros((0, 7), np.float32)
     blob = to_blob(crops)
     total = np.zeros((len(crops), 7), np.float64)
-    models = face_models()
+    models = face_models()[: readers or None]
     for path in models:
         logits = _run(path, blob).astype(np.float64)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
