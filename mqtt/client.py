@@ -57,6 +57,7 @@ class BrokerClient:
         self._acks: dict[int, Ack | None] = {}
         self._early: set[int] = set()  # PUBACKs that beat the mid's registration
         self._lock = threading.Lock()
+        self._sub_lock = threading.Lock()  # a subscribe() racing a connect is never lost
         self.connected = threading.Event()
         self.on_connect: list[Callable[[], None]] = []
         self._configure(will)
@@ -119,10 +120,11 @@ class BrokerClient:
 
     def subscribe(self, topic_filter: str, handler: Handler, qos: int = 0) -> None:
         """Call `handler` for each message on `topic_filter`; renewed on every connect."""
-        self._handlers[topic_filter] = (qos, handler)
         self._client.message_callback_add(topic_filter, self._dispatch(handler))
-        if self.connected.is_set():
-            self._client.subscribe(topic_filter, qos)
+        with self._sub_lock:  # else a connect handled right now could miss this filter
+            self._handlers[topic_filter] = (qos, handler)
+            if self.connected.is_set():
+                self._client.subscribe(topic_filter, qos)
 
     def _dispatch(self, handler: Handler) -> Callable[[paho.Client, object, paho.MQTTMessage],
                                                       None]:
@@ -139,9 +141,10 @@ class BrokerClient:
             log.warning("broker refused the connection: %s", reason)
             return
         _no_delay(client.socket())
-        for topic_filter, (qos, _handler) in self._handlers.items():
-            client.subscribe(topic_filter, qos)
-        self.connected.set()
+        with self._sub_lock:
+            for topic_filter, (qos, _handler) in self._handlers.items():
+                client.subscribe(topic_filter, qos)
+            self.connected.set()
         for hook in list(self.on_connect):
             hook()
 

@@ -86,6 +86,9 @@ class TablePublisher:
         self._wake.set()
         if self._worker is not None:
             self._worker.join(5)
+        # a state set while the worker was finishing its last step is still due: the loop's
+        # final state (e.g. "result" after `run --rolls N`) must not be lost on the way out
+        self._publish_tower(only_if_due=True)
         self.client.stop(last_words=(self.topics.status, "offline"))
 
     def __enter__(self) -> TablePublisher:

@@ -18,11 +18,14 @@ from typing import Any
 
 import pytest
 
-from tidetower.mqtt.broker import EmbeddedBroker
+from tidetower.mqtt.broker import BrokerStartError, EmbeddedBroker
 from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.settings import MqttSettings
 
 _ids = itertools.count()
+# How long a test waits for something that must happen: it bounds only a wait that succeeds,
+# so it is long enough for a heavily loaded machine (CI trains models beside the tests).
+WAIT = 20.0
 
 
 def free_port() -> int:
@@ -33,16 +36,17 @@ def free_port() -> int:
         return port
 
 
-def wait_listening(port: int, timeout: float = 10.0) -> None:
-    """Return once something accepts connections on 127.0.0.1:`port`."""
+def wait_listening(port: int, timeout: float = WAIT,
+                   alive: Callable[[], bool] = lambda: True) -> None:
+    """Return once something accepts connections on 127.0.0.1:`port`, while `alive()`."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and alive():
         try:
             socket.create_connection(("127.0.0.1", port), 0.2).close()
             return
         except OSError:
             time.sleep(0.02)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
 
 
 def mosquitto_binary() -> str:
@@ -63,10 +67,16 @@ class Mosquitto:
     port: int = 0
     ws_port: int = 0
     process: subprocess.Popen[bytes] | None = None
+    handed_out: bool = False  # settings() gave the ports to a client: they must stay
 
     def __post_init__(self) -> None:
-        self.port, self.ws_port = free_port(), free_port()
         self.config = self.workdir / "mosquitto.conf"
+        self.log = self.workdir / "mosquitto.log"
+        self.new_ports()
+
+    def new_ports(self) -> None:
+        """Fresh free ports, written into the config."""
+        self.port, self.ws_port = free_port(), free_port()
         self.config.write_text(self.config_text())
 
     def config_text(self) -> str:
@@ -80,22 +90,44 @@ class Mosquitto:
                 f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n")
 
     def start(self) -> Mosquitto:
+        """Run Mosquitto; a port taken by another process in the meantime is chosen anew
+        unless a client already has it (then the failure is reported with the log)."""
+        for _ in range(3):
+            logged = len(self._log_text())
+            if self._started():
+                return self
+            taken = "Address already in use" in self._log_text()[logged:]
+            if not taken or self.handed_out:
+                break
+            self.new_ports()
+        raise RuntimeError(f"mosquitto did not start; its log:\n{self._log_text()}")
+
+    def _started(self) -> bool:
         self.process = subprocess.Popen([mosquitto_binary(), "-c", str(self.config)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        process = self.process
         try:
-            wait_listening(self.port)
-            wait_listening(self.ws_port)
+            for port in (self.port, self.ws_port):
+                wait_listening(port, alive=lambda: process.poll() is None)
+            if process.poll() is None:  # not some other process's listener that answered
+                return True
         except TimeoutError:
-            self.stop()
-            raise
-        return self
+            pass
+        self.stop()
+        return False
 
-    def wait_saved(self, timeout: float = 5.0) -> None:
-        """Return after Mosquitto next writes its sessions to disk (autosave_interval 1)."""
-        log = self.workdir / "mosquitto.log"
-        before = log.read_text().count("Saving in-memory database")
+    def _log_text(self) -> str:
+        return self.log.read_text() if self.log.exists() else ""
+
+    def wait_saved(self, timeout: float = WAIT) -> None:
+        """Return once Mosquitto has written its sessions to disk since this call.
+
+        Mosquitto logs "Saving" as a save starts (into mosquitto.db.new, renamed when done),
+        so the first save begun after this call is known complete when the next one begins.
+        """
+        before = self._log_text().count("Saving in-memory database")
         deadline = time.monotonic() + timeout
-        while log.read_text().count("Saving in-memory database") == before:
+        while self._log_text().count("Saving in-memory database") < before + 2:
             if time.monotonic() > deadline:
                 raise TimeoutError("mosquitto did not save its database")
             time.sleep(0.05)
@@ -119,6 +151,7 @@ class Mosquitto:
 
     def settings(self, **changes: Any) -> MqttSettings:
         """Client settings for this broker and a fresh table name."""
+        self.handed_out = True
         return broker_settings(self.port, self.ws_port, **changes)
 
 
@@ -147,9 +180,15 @@ def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
     broker.stop()
 
 
-def start_embedded() -> Embedded:
+def start_embedded(attempts: int = 3) -> Embedded:
+    """The embedded broker on free ports, chosen anew if another process takes one first."""
     port, ws_port = free_port(), free_port()
-    broker = EmbeddedBroker(MqttSettings(port=port, ws_port=ws_port)).start()
+    try:
+        broker = EmbeddedBroker(MqttSettings(port=port, ws_port=ws_port)).start(WAIT)
+    except BrokerStartError as error:
+        if attempts == 1 or "already in use" not in str(error).lower():
+            raise
+        return start_embedded(attempts - 1)
     return Embedded(broker, port, ws_port)
 
 
@@ -180,20 +219,41 @@ class Listener:
                  client_id: str | None = None) -> None:
         self.messages: queue.Queue[Message] = queue.Queue()
         self.seen: list[Message] = []
+        self.topics = topics
         self.client = BrokerClient(settings, client_id or f"listener-{next(_ids)}",
                                    persistent=persistent)
+        self._subacks: queue.Queue[int] = queue.Queue()
+        # BrokerClient has no SUBACK hook of its own; the test reaches into its paho client.
+        self.client._client.on_subscribe = lambda _c, _u, mid, *_: self._subacks.put(mid)
         for topic in topics:
             self.client.subscribe(topic, self.messages.put, qos=1)
 
     def __enter__(self) -> Listener:
         self.client.start()
-        assert self.client.wait_connected(10), "listener could not connect"
+        try:
+            assert self.client.wait_connected(WAIT), "listener could not connect"
+            self._wait_subscribed()
+        except BaseException:
+            self.client.stop()
+            raise
         return self
+
+    def _wait_subscribed(self) -> None:
+        """Return once the broker has acknowledged every topic: from then on nothing is missed.
+
+        Being connected is not enough: the SUBSCRIBE may still be on its way while another
+        client's publish overtakes it, and a message that is not retained would be lost.
+        """
+        for topic in self.topics:
+            try:
+                self._subacks.get(timeout=WAIT)
+            except queue.Empty:
+                raise AssertionError(f"the broker did not acknowledge {topic!r}") from None
 
     def __exit__(self, *exc: object) -> None:
         self.client.stop()
 
-    def wait_for(self, check: Callable[[Message], bool], timeout: float = 5.0) -> Message:
+    def wait_for(self, check: Callable[[Message], bool], timeout: float = WAIT) -> Message:
         """The first message (new or already seen) that passes `check`."""
         for message in self.seen:
             if check(message):
@@ -211,7 +271,7 @@ class Listener:
                              f"{[(m.topic, m.payload[:80]) for m in self.seen]}")
 
     def json_on(self, topic: str, check: Callable[[dict[str, Any]], bool] = lambda _: True,
-                timeout: float = 5.0) -> dict[str, Any]:
+                timeout: float = WAIT) -> dict[str, Any]:
         """The JSON body of the first message on `topic` that passes `check`."""
         message = self.wait_for(lambda m: m.topic == topic and check(json.loads(m.payload)),
                                 timeout)

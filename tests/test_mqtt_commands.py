@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mqtt_fixtures import Listener, Mosquitto
+from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.table import Table
 from tidetower.mqtt.publisher import TablePublisher
@@ -56,7 +56,7 @@ def tower(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[tuple[TablePublisher
     topics = Topics.of(settings)
     with TablePublisher(Table(tmp_path / "s.db"), settings, ReadLoop()) as publisher, \
             Listener(settings, topics.command_result, topics.tide) as listener:
-        assert publisher.client.wait_connected(5)
+        assert publisher.client.wait_connected(WAIT)
         listener.json_on(topics.tide)  # the tower has subscribed by the time it published
         yield publisher, Gm(listener, topics), listener
 
@@ -206,7 +206,7 @@ def test_a_failure_inside_the_tower_is_reported_and_the_tower_keeps_going(
     topics = Topics.of(settings)
     with TablePublisher(Table(tmp_path / "s.db"), settings, BrokenCamera()) as publisher, \
             Listener(settings, topics.command_result, topics.tide) as listener:
-        assert publisher.client.wait_connected(5)
+        assert publisher.client.wait_connected(WAIT)
         listener.json_on(topics.tide)
         gm = Gm(listener, topics)
         listener.client.publish(topics.command("reread"), '{"id": "r"}', qos=1)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mqtt_fixtures import Embedded, Mosquitto, free_port
+from mqtt_fixtures import WAIT, Embedded, Mosquitto, free_port
 from playwright.sync_api import Error, Page, expect, sync_playwright
 
 from tidetower.engine.dice import Die, DieKind, Roll
@@ -19,12 +19,14 @@ from tidetower.mqtt.publisher import TablePublisher
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
+PAGE_WAIT_MS = WAIT * 1000  # expect()'s 5 s default is too short for Chromium on a busy machine
 
 
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[Page]:
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is not installed: apt-get install -y chromium")
+    expect.set_options(timeout=PAGE_WAIT_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
@@ -43,7 +45,7 @@ def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
     with TablePublisher(table, settings) as publisher, \
             DisplayServer(settings, port=free_port()) as server:
         page.goto(server.url)
-        expect(page.locator("#tower")).to_have_text("tower online", timeout=5000)
+        expect(page.locator("#tower")).to_have_text("tower online")
         expect(page.locator("#tide-position")).to_have_text("8")
         table.declare(RollContext(actor="Zhao", side="a", tide_linked=True,
                                   mode="unopposed", pool=2, tier=DieKind.D6))
@@ -78,11 +80,11 @@ def test_the_page_opened_late_from_a_file_shows_the_bar_and_last_roll(
     with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
         publisher.table.declare(RollContext(actor="Zhao", side="a", tide_linked=True))
         publisher.record(Roll((Die(DieKind.D8, 5), Die(DieKind.D20, 20))))
-        assert publisher.wait_delivered(5) and publisher.client.wait_connected(5)
+        assert publisher.wait_delivered(WAIT) and publisher.client.wait_connected(WAIT)
         html = export_page(tmp_path / "page")
         page.goto(f"file://{html}?ws=ws://127.0.0.1:{any_broker.ws_port}/mqtt"
                   f"&table={settings.table}")
-        expect(page.locator("#tide-position")).to_have_text("9", timeout=5000)
+        expect(page.locator("#tide-position")).to_have_text("9")
         expect(page.locator("#bar .cell")).to_have_count(16)
         expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")  # from `session`
         expect(page.locator("#dice .die")).to_have_count(2)
@@ -119,7 +121,7 @@ def test_the_gm_fixes_an_unreadable_die_from_the_page(
             DisplayServer(settings, port=free_port()) as server:
         publisher.tower_state("needs-attention", ATTENTION)
         page.goto(server.url)
-        expect(page.locator("#tower-state")).to_have_text("needs attention", timeout=5000)
+        expect(page.locator("#tower-state")).to_have_text("needs attention")
         panel = page.locator("#attention-panel")
         expect(panel.locator(".unreadable")).to_have_count(2)
         expect(panel.locator(".unreadable").nth(1)).to_contain_text("#1: dice touching")

@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from mqtt_fixtures import Mosquitto
+from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.gm_cli import parse_fields
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.topics import Topics
 
 
 def test_fields_keep_their_json_types() -> None:
@@ -21,10 +22,13 @@ def test_fields_keep_their_json_types() -> None:
 
 def test_gm_sets_up_the_tide_and_hears_refusals(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings()
-    where = ["--broker", f"127.0.0.1:{mosquitto.port}", "--table", settings.table]
+    tide = Topics.of(settings).tide
+    where = ["--broker", f"127.0.0.1:{mosquitto.port}", "--table", settings.table,
+             "--timeout", str(WAIT)]  # the 5 s default is for a GM at a table, not a busy CI
     runner = CliRunner()
-    with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
-        assert publisher.client.wait_connected(5)
+    with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher, \
+            Listener(settings, tide) as listener:
+        listener.json_on(tide)  # sent after the tower's SUBSCRIBE to commands: it hears them
         ok = runner.invoke(main, ["gm", "tide", "weight_a=6", "weight_b=12", "size=battle",
                                   "footing=severe-a", *where])
         assert ok.exit_code == 0, ok.output

@@ -32,9 +32,9 @@ def test_a_wled_strip_gets_the_right_segments(mosquitto: Mosquitto, tmp_path: Pa
     settings = mosquitto.settings(led_count=30)
     wled = "wled/tidebar"
     table = Table(tmp_path / "s.db")
-    with Listener(settings, f"{wled}/api") as strip, TablePublisher(table, settings), \
-            LedbarNode(settings) as node:
-        node.renderers.append(WledRenderer(node.client, wled, 128))
+    node = LedbarNode(settings)  # its renderer is in place before the first bar can arrive
+    node.renderers.append(WledRenderer(node.client, wled, 128))
+    with Listener(settings, f"{wled}/api") as strip, TablePublisher(table, settings), node:
         first = strip.wait_for(lambda m: True)
         assert segments(first.payload) == [(0, 15, CRIMSON), (15, 16, WHITE), (16, 30, TEAL)]
         table.declare(RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from mqtt_fixtures import Embedded, Listener, Mosquitto, free_port
+from mqtt_fixtures import WAIT, Embedded, Listener, Mosquitto, free_port
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
@@ -50,7 +50,7 @@ def test_a_tower_killed_outright_is_shown_offline(mosquitto: Mosquitto, tmp_path
         "from tidetower.mqtt.publisher import TablePublisher\n"
         "from tidetower.mqtt.settings import MqttSettings\n"
         "p = TablePublisher(Table(sys.argv[2]), MqttSettings.model_validate_json(sys.argv[1]))\n"
-        "p.start(); p.client.wait_connected(10); p.wait_delivered(10); print('up', flush=True)\n"
+        "p.start(); p.client.wait_connected(30); p.wait_delivered(30); print('up', flush=True)\n"
         "time.sleep(60)\n")
     tower = subprocess.Popen([sys.executable, "-c", script, settings.model_dump_json(),
                               str(tmp_path / "s.db")], stdout=subprocess.PIPE)
@@ -59,7 +59,7 @@ def test_a_tower_killed_outright_is_shown_offline(mosquitto: Mosquitto, tmp_path
         with Listener(settings, topics.status) as listener:
             listener.wait_for(lambda m: m.payload == b"online")
             tower.send_signal(signal.SIGKILL)
-            assert listener.wait_for(lambda m: m.payload == b"offline", 5)
+            assert listener.wait_for(lambda m: m.payload == b"offline")
     finally:
         tower.kill()
         tower.wait()
@@ -77,7 +77,7 @@ def test_outbox_events_wait_for_the_next_start_of_the_tower(mosquitto: Mosquitto
     topics = Topics.of(settings)
     with Listener(settings, topics.roll) as listener, \
             TablePublisher(Table(tmp_path / "s.db"), settings) as again:
-        assert again.wait_delivered(10)
+        assert again.wait_delivered(WAIT)
         last = listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
         got = [json.loads(m.payload)["id"] for m in listener.drain(0.2)]
     assert got == ids
@@ -91,20 +91,21 @@ def test_home_assistant_discovery_is_resent_on_its_birth(mosquitto: Mosquitto,
     config = f"homeassistant/sensor/tidetower_{settings.table}/tide/config"
     with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher, \
             Listener(settings, "homeassistant/#") as ha:
-        body = json.loads(ha.wait_for(lambda m: m.topic == config).payload)
+        first = ha.wait_for(lambda m: m.topic == config)
+        body = json.loads(first.payload)
         assert body["state_topic"] == publisher.topics.tide
         assert body["availability_topic"] == publisher.topics.status
         ha.client.publish(config, "", qos=1, retain=True)  # HA lost its config
         ha.wait_for(lambda m: m.topic == config and m.payload == b"")
         ha.client.publish("homeassistant/status", "online", qos=1)
-        ha.wait_for(lambda m: m.topic == config and m is not ha.seen[0] and m.payload != b"")
+        ha.wait_for(lambda m: m.topic == config and m is not first and m.payload != b"")
 
 
 def test_discovery_is_off_by_default(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings()
     with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher, \
             Listener(settings, "homeassistant/#") as ha:
-        assert publisher.wait_delivered(5)
+        assert publisher.wait_delivered(WAIT)
         assert ha.drain(0.5) == []
 
 
@@ -118,8 +119,8 @@ def test_the_ledbar_shrugs_off_a_bad_tide_message(embedded: Embedded, tmp_path: 
         sender.client.publish(topics.tide, json.dumps({"v": 1, "position": "x"}), qos=1)
         with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
             publisher.record(ROLL, context=LINKED)
-            assert publisher.wait_delivered(5)
-        deadline = time.monotonic() + 5
+            assert publisher.wait_delivered(WAIT)
+        deadline = time.monotonic() + WAIT
         while not any("8 → 9" in line for line in lines):
             assert time.monotonic() < deadline, lines
             time.sleep(0.05)

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mqtt_fixtures import Listener, Mosquitto, free_port
+from mqtt_fixtures import WAIT, Listener, Mosquitto, free_port
 from playwright.sync_api import Error, Page, expect, sync_playwright
-from test_mqtt_display import CHROMIUM, FLAGS
+from test_mqtt_display import CHROMIUM, FLAGS, PAGE_WAIT_MS
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.grades import GRADES
@@ -234,9 +234,9 @@ def test_the_retained_session_carries_d6_pool_odds(mosquitto: Mosquitto, tmp_pat
     context = RollContext(actor="Kira", params={"rating": 3, "difficulty": 2})
     with TablePublisher(Table(tmp_path / "s.db", system="d6-pool"), settings) as publisher:
         publisher.table.declare(context)
-        assert publisher.wait_delivered(5)
+        assert publisher.wait_delivered(WAIT)
         with Listener(settings, topics.session) as late:
-            message = late.wait_for(lambda m: m.topic == topics.session, 1.0)
+            message = late.wait_for(lambda m: m.topic == topics.session)
     session = json.loads(message.payload)
     exact = pool_odds(3, 2, 3)
     odds = session["odds"]
@@ -252,6 +252,7 @@ def test_the_retained_session_carries_d6_pool_odds(mosquitto: Mosquitto, tmp_pat
 @pytest.fixture
 def phone(tmp_path: Path) -> Iterator[Page]:
     """A headless Chromium page the size of a phone; any script error fails the test."""
+    expect.set_options(timeout=PAGE_WAIT_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()

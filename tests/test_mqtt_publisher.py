@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from mqtt_fixtures import Embedded, Listener, Mosquitto
+from mqtt_fixtures import WAIT, Embedded, Listener, Mosquitto
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
@@ -37,7 +37,7 @@ def test_a_roll_goes_from_the_engine_to_a_subscriber(any_broker: Mosquitto | Emb
     topics = Topics.of(settings)
     with Listener(settings, topics.roll, topics.tide) as listener, \
             TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
-        assert publisher.client.wait_connected(5)
+        assert publisher.client.wait_connected(WAIT)
         publisher.table.declare(ZHAO)
         publisher.roll_seen(READING)  # as the read loop does, before it records the roll
         roll_id = publisher.table.record(OMEN_ROLL).id
@@ -64,7 +64,7 @@ def test_a_late_subscriber_sees_the_bar_within_a_second(mosquitto: Mosquitto,
     topics = Topics.of(settings)
     with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
         omen_roll(publisher)
-        assert publisher.wait_delivered(5)
+        assert publisher.wait_delivered(WAIT)
         started = time.monotonic()
         with Listener(settings, topics.tide, topics.session, topics.status) as late:
             bar = late.json_on(topics.tide, timeout=1.0)
@@ -103,7 +103,7 @@ def test_results_made_before_the_broker_is_up_go_out_once_it_is(tmp_path: Path) 
         assert len(table.store.pending()) == 3
         broker.start()
         try:
-            assert publisher.wait_delivered(10)
+            assert publisher.wait_delivered(WAIT)
             with Listener(settings, topics.tide, topics.session) as late:
                 assert late.json_on(topics.tide)["position"] == 9
                 assert len(late.json_on(topics.session)["history"]) == 2
@@ -128,7 +128,7 @@ def test_broker_killed_mid_session_every_result_arrives_once_in_order(
         assert len(table.store.pending()) >= 3
         mosquitto.start()
         ids += [publisher.record(OMEN_ROLL).id for _ in range(3)]
-        listener.json_on(topics.roll, lambda b: b["id"] == ids[-1], timeout=15)
+        listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
         for message in listener.drain():
             body = json.loads(message.payload)
             if message.topic == topics.roll and inbox.accept(body["event"]):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mqtt_fixtures import Listener, Mosquitto
+from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.table import Table
 from tidetower.firmware.devices import TowerState
@@ -92,6 +93,29 @@ def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
         mosquitto.start()
         with Listener(settings, topic) as late:  # the tower sent it again on reconnecting
             assert _tower(late, topic, lambda b: True)["state"] == "error"
+
+
+def test_the_state_set_just_before_stopping_is_published(mosquitto: Mosquitto,
+                                                          tmp_path: Path) -> None:
+    settings = mosquitto.settings()
+    topic = Topics.of(settings).tower
+    publisher = TablePublisher(Table(tmp_path / "s.db"), settings)
+    step, stepped = publisher._step, threading.Event()
+
+    def slow_step() -> None:  # the worker descheduled after a step, as on a busy machine
+        step()
+        stepped.set()
+        time.sleep(0.3)
+
+    publisher._step = slow_step  # type: ignore[method-assign]
+    with publisher:
+        assert publisher.wait_delivered(WAIT)
+        stepped.clear()
+        publisher.tower_state("idle")
+        assert stepped.wait(WAIT)
+        publisher.tower_state("result")  # as `run --rolls N` ends: the loop's last state
+    with Listener(settings, topic) as late:
+        assert _tower(late, topic, lambda b: True)["state"] == "result"
 
 
 def test_tower_state_never_waits_for_the_broker(tmp_path: Path) -> None:

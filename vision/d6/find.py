@@ -11,7 +11,6 @@ from tidetower.vision.d6.nets import FIND_STRIDE, find_size, letterbox, run_find
 from tidetower.vision.reading import Box
 from tidetower.vision.settings import ReaderSettings
 
-
 LEANING_SIDE_RATIO = 0.85
 """A close peak this much smaller than its neighbour is the neighbour's side face, not a die."""
 
