@@ -2,12 +2,13 @@
 
 Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout]
        [--out DIR] [--threads N] [--find-size N] [--paste SHARE] [--synth N]
-Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the ensemble's
-d6_faces_1.onnx, d6_faces_2.onnx (or into --out DIR, to compare variants on dev-val with
-`bench/vision_d6.py --only devval --models DIR` without touching the shipped ones). The
-defaults reproduce the shipped models, which were trained as three processes side by side
-on two cores (`--threads 1` and `--only finder`, `--only faces --face-net 1`, `--face-net 2`),
-about 25 to 30 minutes each.
+Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the face
+readers d6_faces_1.onnx, d6_faces_2.onnx (the first look's pair) and d6_faces_3.onnx (asked
+too for unsure dice), or into --out DIR, to compare variants on dev-val with
+`bench/vision_d6.py --only devval --models DIR` without touching the shipped ones. The
+defaults reproduce the shipped models, which were trained as processes side by side on two
+cores (`--threads 1` and `--only finder`, `--only faces --face-net 1`, `--face-net 2`,
+`--face-net 3`), 25 to 60 minutes each depending on how many share the cores.
 --aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) was
 tried on 2026-11-29 and not adopted: see docs/BENCHMARKS.md.
 """
@@ -267,7 +268,7 @@ def parse_args() -> argparse.Namespace:
                         help="share of real draws with real dice pasted in (bench/d6_paste.py)")
     parser.add_argument("--holdout", action="store_true", help="keep dev-val out of training")
     parser.add_argument("--only", choices=["faces", "finder"], default=None)
-    parser.add_argument("--face-nets", type=int, default=2,
+    parser.add_argument("--face-nets", type=int, default=3,
                         help="face readers in the ensemble (d6_faces_1.onnx ...)")
     parser.add_argument("--face-net", type=int, default=None,
                         help="train only this member of the ensemble (1-based)")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tidetower.vision.d6 import decide as dec
+from tidetower.vision.d6 import nets
 from tidetower.vision.d6.find import Candidate
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import render_tray
@@ -53,3 +54,42 @@ def test_second_look_skips_what_is_surely_no_die(monkeypatch: pytest.MonkeyPatch
     seen = _calls(monkeypatch)
     dec.look_again(work, [Candidate(50.0, 50.0, 30.0, 1.0)], probs, ReaderSettings())
     assert seen == []
+
+
+def test_the_third_reader_is_asked_only_about_unsure_dice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[int] = []
+    real = dec.run_faces
+
+    def spy(crops: np.ndarray, readers: int = 0) -> np.ndarray:
+        asked.append(readers)
+        return real(crops, readers)
+
+    monkeypatch.setattr(dec, "run_faces", spy)
+    tray = render_tray(7)
+    work = np.asarray(tray.image)
+    h, w = work.shape[:2]
+    x0, y0, x1, y1 = tray.dice[0].box
+    sure = Candidate((x0 + x1) / 2 * w, (y0 + y1) / 2 * h, (x1 - x0) * w, 0.9)
+    dec.decide(work, [sure], ReaderSettings(second_look_below=0.0))
+    assert asked == [2]  # the first look: two readers
+    asked.clear()
+    dec.decide(work, [sure], ReaderSettings(second_look_below=1.01))  # everything is unsure
+    assert asked == [2, 0]  # then every reader, the third too
+
+
+def test_the_first_look_averages_the_first_two_readers_only() -> None:
+    tray = render_tray(11)
+    die = tray.dice[0]
+    h, w = tray.image.shape[:2]
+    x0, y0, x1, y1 = die.box
+    crop = nets.face_crop(tray.image, (x0 + x1) / 2 * w, (y0 + y1) / 2 * h, (x1 - x0) * w)
+    crops = np.stack([crop])
+    models = nets.face_models()
+    assert len(models) == 3
+    logits = nets._run(models[2], nets.to_blob(crops)).astype(np.float64)
+    third = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    pair, every = nets.run_faces(crops, 2), nets.run_faces(crops)
+    assert np.allclose(every, (pair * 2 + third) / 3, atol=1e-5)
+    assert not np.allclose(pair, every, atol=1e-6)
