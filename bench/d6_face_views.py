@@ -1,0 +1,113 @@
+"""Compare face readers on dev-val die by die, finer than the whole reader's tally can.
+
+Usage: python bench/d6_face_views.py FACES.onnx [FACES.onnx ...] [--finder FINDER.onnx]
+Each dev-val die the finder finds (and that matches a label) is cut out in 8 seeded views (0
+and 90 degrees, then six random turns) at every crop size the given readers expect. For each
+reader, and for every ensemble of two or more of them, prints the mean negative log
+likelihood of the true face, the share of single views read wrong, and the reader's
+decision (right, wrong, unsure below 0.6) from one view, the reader's two turns and all 8
+views. Dev-val has only a handful of hard dice, so the likelihood and the view errors tell
+readers apart where counts of right dice tie. Use readers held out of dev-val
+(`bench/train_d6.py --holdout`), and a held-out finder with `--finder`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import vision_d6
+
+from tidetower.vision.d6 import nets
+from tidetower.vision.d6.find import Candidate, find_dice
+from tidetower.vision.read import to_work_size
+from tidetower.vision.score import Label, best_match
+from tidetower.vision.settings import ReaderSettings
+
+VIEWS = 8
+SETTINGS = ReaderSettings()
+
+
+def matched(work: np.ndarray, labels: tuple[Label, ...]) -> list[tuple[Candidate, int]]:
+    """Return the finder's candidates that match a label, with the label's face value."""
+    h, w = work.shape[:2]
+    free, out = list(range(len(labels))), []
+    for c in sorted(find_dice(work, SETTINGS), key=lambda c: -c.heat):
+        hit = best_match(c.box(w, h), labels, free)
+        if hit is not None:
+            free.remove(hit)
+            out.append((c, labels[hit].value))
+    return out
+
+
+def views(sizes: set[int]) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    """Return (N * VIEWS) crops per size as model input blobs, and the N true faces."""
+    rng = np.random.default_rng(0)
+    crops: dict[int, list[np.ndarray]] = {s: [] for s in sizes}
+    faces = []
+    for path, labels in vision_d6.real("devval"):
+        work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
+        for c, value in matched(work, labels):
+            faces.append(value)
+            turns = [0.0, 90.0, *rng.uniform(0, 360, VIEWS - 2)]
+            for size, turn in itertools.product(sizes, turns):
+                side = c.side * nets.FACE_MARGIN
+                crops[size].append(nets.face_crop(work, c.x, c.y, side, float(turn), size))
+    return {s: nets.to_blob(np.stack(v)) for s, v in crops.items()}, np.array(faces)
+
+
+def probabilities(model: Path, blobs: dict[int, np.ndarray]) -> np.ndarray:
+    """Return one reader's (N * VIEWS, 7) probabilities."""
+    size = int(nets._load(model).get_inputs()[0].shape[2])
+    logits = nets._run(model, blobs[size]).astype(np.float64)
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def decisions(p: np.ndarray, faces: np.ndarray) -> tuple[int, int, int]:
+    """Return (right, wrong, unsure) for per-die probabilities, as the reader decides."""
+    value = p[:, 1:].argmax(axis=1) + 1
+    confidence = p[np.arange(len(p)), value] / np.maximum(1.0 - p[:, 0], 1e-6)
+    sure = confidence >= SETTINGS.min_confidence
+    return int((sure & (value == faces)).sum()), int((sure & (value != faces)).sum()), int(
+        (~sure).sum())
+
+
+def report(name: str, p: np.ndarray, faces: np.ndarray) -> str:
+    """Return one line of figures for one reader or ensemble."""
+    truth = np.repeat(faces, VIEWS)
+    nll = -np.log(np.clip(p[np.arange(len(p)), truth], 1e-9, 1.0)).mean()
+    wrong = (p[:, 1:].argmax(axis=1) + 1 != truth).mean()
+    per_die = p.reshape(len(faces), VIEWS, 7)
+    looks = [decisions(per_die[:, :k].mean(axis=1), faces) for k in (1, 2, VIEWS)]
+    return (f"{name:36s} nll {nll:.4f}  views wrong {100 * wrong:.2f} %  right/wrong/unsure: "
+            f"1 view {looks[0]}, 2 turns {looks[1]}, {VIEWS} views {looks[2]}")
+
+
+def main() -> None:
+    """Score each reader and each ensemble of them on dev-val's dice."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("faces", type=Path, nargs="+")
+    parser.add_argument("--finder", type=Path, default=None)
+    args = parser.parse_args()
+    if args.finder:
+        vision_d6.use_models(args.finder.parent)
+    sizes = {int(nets._load(m).get_inputs()[0].shape[2]) for m in args.faces}
+    blobs, faces = views(sizes)
+    probs = {m: probabilities(m, blobs) for m in args.faces}
+    print(f"{len(faces)} dev-val dice, {VIEWS} views each")
+    for k in range(1, len(args.faces) + 1):
+        for group in itertools.combinations(args.faces, k):
+            name = " + ".join(f"{m.parent.name}/{m.stem}" for m in group)
+            mean = np.mean(np.stack([probs[m] for m in group]), axis=0)
+            print(report(name, mean, faces), flush=True)
+
+
+if __name__ == "__main__":
+    main()
