@@ -71,7 +71,8 @@ def probabilities(model: Path, blobs: dict[int, np.ndarray]) -> np.ndarray:
 
 
 def decisions(p: np.ndarray, faces: np.ndarray) -> tuple[int, int, int]:
-    """Return (right, wrong, unsure) for per-die probabilities, as the reader decides."""
+    """Return (right, wrong, unsure) for per-die probabilities, as the reader decides
+    (without its damping by finder heat, which is the same for every reader)."""
     value = p[:, 1:].argmax(axis=1) + 1
     confidence = p[np.arange(len(p)), value] / np.maximum(1.0 - p[:, 0], 1e-6)
     sure = confidence >= SETTINGS.min_confidence

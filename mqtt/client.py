@@ -120,6 +120,8 @@ class BrokerClient:
 
     def subscribe(self, topic_filter: str, handler: Handler, qos: int = 0) -> None:
         """Call `handler` for each message on `topic_filter`; renewed on every connect."""
+        # paho's own locks are never taken while holding _sub_lock except by subscribe(),
+        # which paho 2.x runs under its mid lock only: no lock-order inversion with on_connect
         self._client.message_callback_add(topic_filter, self._dispatch(handler))
         with self._sub_lock:  # else a connect handled right now could miss this filter
             self._handlers[topic_filter] = (qos, handler)

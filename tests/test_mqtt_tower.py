@@ -109,7 +109,7 @@ def test_the_state_set_just_before_stopping_is_published(mosquitto: Mosquitto,
 
     publisher._step = slow_step  # type: ignore[method-assign]
     with publisher:
-        assert publisher.wait_delivered(WAIT)
+        assert publisher.client.wait_connected(WAIT) and publisher.wait_delivered(WAIT)
         stepped.clear()
         publisher.tower_state("idle")
         assert stepped.wait(WAIT)

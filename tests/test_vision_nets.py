@@ -74,3 +74,18 @@ def test_a_die_leaning_on_its_neighbour_is_a_second_die() -> None:
     assert suppress([die, faint]) == [die]
     assert suppress([die, side_face]) == [die]
     assert suppress([die, leaning], ReaderSettings(leaning_heat=0.9)) == [die]
+
+
+def test_a_close_peak_much_bigger_or_too_close_is_not_a_leaning_die() -> None:
+    die = Candidate(100.0, 100.0, 40.0, 0.8)
+    bigger = Candidate(100.0, 130.0, 80.0, 0.6)  # 0.375 of the larger side, twice the size
+    too_close = Candidate(100.0, 112.0, 40.0, 0.7)  # hot and alike, but 0.3 sides away
+    assert suppress([die, bigger]) == [die]
+    assert suppress([die, too_close]) == [die]
+
+
+def test_asking_for_readers_the_package_does_not_have_is_an_error() -> None:
+    crops = np.zeros((1, nets.face_size(), nets.face_size(), 3), np.uint8)
+    for readers in (-1, len(nets.face_models()) + 1):
+        with pytest.raises(ValueError, match="face readers"):
+            nets.run_faces(crops, readers)

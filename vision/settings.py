@@ -23,6 +23,9 @@ class ReaderSettings:
     leaning_heat: float = 0.5
     """Between `leaning_die` and `same_die`, a weaker peak this hot and of the same size is a
     second die leaning on the first."""
+    leaning_side: float = 0.85
+    """Two peaks are "of the same size" when the smaller side is at least this times the
+    larger; a smaller close peak is a side face seen in perspective."""
     background_contrast: float = 12.0
     """With a calibration frame, a die must differ from the empty tray by this (grey levels)."""
     min_confidence: float = 0.60
@@ -35,13 +38,14 @@ class ReaderSettings:
     """A die too unsure to read is reported only when the finder is this sure a die is there;
     below it the candidate is dropped as a mark on the tray, not a die."""
     second_look: bool = True
-    """Read dice the first look leaves unsure again in more views (decide.SECOND_LOOK)."""
+    """Read dice the first look leaves unsure again, in more views (decide.SECOND_LOOK) and
+    by every face reader."""
     second_look_die_prob: float = 0.3
-    first_look_readers: int = 2
-    """The first look asks this many face readers (0: all); a second look asks all of them."""
+    """A candidate gets a second look when the face reader thinks it a die at least this much."""
     second_look_below: float = 0.60
     """A die read with less confidence than this gets a second look."""
-    """A candidate gets a second look when the face reader thinks it a die at least this much."""
+    first_look_readers: int = 2
+    """The first look asks this many face readers (0: all); a second look asks all of them."""
     edge_margin: float = 0.004
     """A box this close to the photo's edge (fraction) is a die half out of frame."""
 

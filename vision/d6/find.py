@@ -11,9 +11,6 @@ from tidetower.vision.d6.nets import FIND_STRIDE, find_size, letterbox, run_find
 from tidetower.vision.reading import Box
 from tidetower.vision.settings import ReaderSettings
 
-LEANING_SIDE_RATIO = 0.85
-"""A close peak this much smaller than its neighbour is the neighbour's side face, not a die."""
-
 
 @dataclass(frozen=True)
 class Candidate:
@@ -98,7 +95,8 @@ def _same_die(weaker: Candidate, stronger: Candidate, settings: ReaderSettings) 
         return False
     if gap < settings.leaning_die:
         return True
-    alike = weaker.side >= LEANING_SIDE_RATIO * stronger.side
+    alike = min(weaker.side, stronger.side) >= settings.leaning_side * max(weaker.side,
+                                                                         stronger.side)
     return not (alike and weaker.heat >= settings.leaning_heat)
 
 

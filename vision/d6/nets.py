@@ -115,7 +115,10 @@ def run_faces(crops: np.ndarray, readers: int = 0) -> np.ndarray:
         return np.zeros((0, 7), np.float32)
     blob = to_blob(crops)
     total = np.zeros((len(crops), 7), np.float64)
-    models = face_models()[: readers or None]
+    models = face_models()
+    if not 0 <= readers <= len(models):
+        raise ValueError(f"asked for {readers} face readers; the package has {len(models)}")
+    models = models[: readers or None]
     for path in models:
         logits = _run(path, blob).astype(np.float64)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
