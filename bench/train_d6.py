@@ -37,7 +37,7 @@ from tidetower.vision.d6.nets import (
     face_crop,
     to_blob,
 )
-from tidetower.vision.score import in_devval, load_labels
+from tidetower.vision.score import DEV_FOLDS, in_devval, load_labels
 from tidetower.vision.synth import TraySpec, render_tray
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,11 +47,12 @@ Photo = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """An image, die centres (N, 2) and sides (N,) in pixels, and face values (N,)."""
 
 
-def dev_photos(holdout: bool) -> list[Photo]:
-    """Load dev photos with die centres, sides and values in pixels; optionally keep dev-val out."""
+def dev_photos(holdout: bool, fold: str = "a") -> list[Photo]:
+    """Load dev photos with die centres, sides and values in pixels; optionally keep one fold
+    of dev (dev-val by default) out."""
     out = []
     for item in load_labels(DATA):
-        if item.split != "dev" or (holdout and in_devval(item.path.name)):
+        if item.split != "dev" or (holdout and in_devval(item.path.name, fold)):
             continue
         image = cv2.imread(str(item.path))
         h, w = image.shape[:2]
@@ -267,6 +268,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--paste", type=float, default=0.5,
                         help="share of real draws with real dice pasted in (bench/d6_paste.py)")
     parser.add_argument("--holdout", action="store_true", help="keep dev-val out of training")
+    parser.add_argument("--fold", choices=sorted(DEV_FOLDS), default="a",
+                        help="with --holdout, the fold of dev kept out (a is dev-val)")
     parser.add_argument("--only", choices=["faces", "finder"], default=None)
     parser.add_argument("--face-nets", type=int, default=3,
                         help="face readers in the ensemble (d6_faces_1.onnx ...)")
@@ -297,7 +300,7 @@ def main() -> None:
     MODELS, FACE_SIZE, FIND_SIZE = args.out, args.face_size, args.find_size
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
-    real = dev_photos(args.holdout)
+    real = dev_photos(args.holdout, args.fold)
     photos = Photos(real, synth_photos(args.synth, 10_000), args.real_share, args.paste,
                     cut_dice(real))
     print(f"{len(photos.real)} real and {len(photos.synth)} synthetic photos", flush=True)

@@ -23,7 +23,14 @@ import cv2
 
 from tidetower.vision.d6 import nets
 from tidetower.vision.read import load_image, read_dice
-from tidetower.vision.score import ImageScore, Label, in_devval, load_labels, score
+from tidetower.vision.score import (
+    DEV_FOLDS,
+    ImageScore,
+    Label,
+    in_devval,
+    load_labels,
+    score,
+)
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import render_tray
 
@@ -96,11 +103,11 @@ def run(items: Iterable[tuple[object, tuple[Label, ...]]], settings: ReaderSetti
     return tally
 
 
-def real(split: str) -> Iterable[tuple[object, tuple[Label, ...]]]:
-    """Yield the real photos of one split (test, dev, or devval) with their labels."""
+def real(split: str, fold: str = "a") -> Iterable[tuple[object, tuple[Label, ...]]]:
+    """Yield the real photos of one split (test, dev, or devval: a fold of dev) with labels."""
     for item in load_labels(DATA):
         if split == "devval":
-            if item.split == "dev" and in_devval(item.path.name):
+            if item.split == "dev" and in_devval(item.path.name, fold):
                 yield item.path, item.dice
         elif item.split == split:
             yield item.path, item.dice
@@ -142,6 +149,8 @@ def main() -> None:
     parser.add_argument("--models", type=Path, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--breakdown", action="store_true", help="print raw counts per set")
+    parser.add_argument("--fold", choices=sorted(DEV_FOLDS), default="a",
+                        help="which fold of dev `--only devval` scores (a is dev-val)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.models:
@@ -151,7 +160,7 @@ def main() -> None:
     print(HEADER)
     for name in ("test", "dev", "synth", "devval"):
         if args.only == name or (args.only is None and name != "devval"):
-            items = synthetic(args.synth) if name == "synth" else real(name)
+            items = synthetic(args.synth) if name == "synth" else real(name, args.fold)
             label = f"d6-tray {name} split" if name != "synth" else f"synthetic ({args.synth})"
             tally = run(items, settings)
             print(tally.row(label), flush=True)

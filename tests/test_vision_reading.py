@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tidetower.vision.reading import DieRead, Reading, Unreadable
-from tidetower.vision.score import Label, iou, matches, score, split_of
+from tidetower.vision.score import DEV_FOLDS, Label, in_devval, iou, matches, score, split_of
 
 
 def test_reading_json_matches_cli_contract() -> None:
@@ -69,3 +69,10 @@ def test_a_read_takes_the_label_it_overlaps_most_not_a_touching_neighbours() -> 
 def test_split_is_by_name_alone() -> None:
     assert split_of("images/IMG_20191208_111228.jpg") == split_of("IMG_20191208_111228.jpg")
     assert {split_of(f"IMG_{i}.jpg") for i in range(50)} == {"dev", "test"}
+
+
+def test_the_folds_of_dev_share_no_photo_and_leave_none_out() -> None:
+    dev = [f"IMG_{i}.jpg" for i in range(300) if split_of(f"IMG_{i}.jpg") == "dev"]
+    folds = [{n for n in dev if in_devval(n, fold)} for fold in sorted(DEV_FOLDS)]
+    assert all(folds) and sum(map(len, folds)) == len(dev) == len(set().union(*folds))
+    assert folds[0] == {n for n in dev if in_devval(n)}  # fold "a" is dev-val

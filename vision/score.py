@@ -16,6 +16,8 @@ TEST_SHARE = 3
 DEVVAL_DIGITS = (3, 4, 5)
 """Dev photos whose hash ends in these digits (mod 10) are dev-val: held out of training
 when comparing variants, so that choices are judged on photos no net has seen."""
+DEV_FOLDS = {"a": DEVVAL_DIGITS, "b": (6, 7), "c": (8, 9)}
+"""Dev split three ways for k-fold comparisons; fold "a" is dev-val."""
 
 
 def _digit(file_name: str) -> int:
@@ -28,9 +30,10 @@ def split_of(file_name: str) -> str:
     return "test" if _digit(file_name) < TEST_SHARE else "dev"
 
 
-def in_devval(file_name: str) -> bool:
-    """Return whether a dev photo is in dev-val, the part of dev kept for comparing variants."""
-    return _digit(file_name) in DEVVAL_DIGITS
+def in_devval(file_name: str, fold: str = "a") -> bool:
+    """Return whether a dev photo is in dev-val (or another fold of dev), kept for comparing
+    variants."""
+    return _digit(file_name) in DEV_FOLDS[fold]
 
 
 @dataclass(frozen=True)
