@@ -19,7 +19,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -264,7 +264,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--finder-epochs", type=int, default=50)
     parser.add_argument("--synth", type=int, default=1200, help="synthetic trays to mix in")
     parser.add_argument("--real-share", type=float, default=0.5,
-                        help="share of training samples drawn from real photos")
+                        help="share of the finder's training photos drawn from real ones")
+    parser.add_argument("--face-real-share", type=float, default=0.7,
+                        help="share of the face readers' training crops cut from real photos")
     parser.add_argument("--paste", type=float, default=0.5,
                         help="share of real draws with real dice pasted in (bench/d6_paste.py)")
     parser.add_argument("--holdout", action="store_true", help="keep dev-val out of training")
@@ -309,7 +311,8 @@ def main() -> None:
     if args.only != "finder":
         members = [args.face_net] if args.face_net else range(1, args.face_nets + 1)
         for k in members:
-            faces = train_faces(photos, args.face_epochs, seeded(args.seed + k), args.face_width)
+            faces = train_faces(replace(photos, real_share=args.face_real_share),
+                                args.face_epochs, seeded(args.seed + k), args.face_width)
             export(faces, (1, 3, FACE_SIZE, FACE_SIZE), f"d6_faces_{k}.onnx", True)
     if args.only != "faces":
         finder = train_finder(photos, args.finder_epochs, seeded(args.seed))

@@ -156,7 +156,7 @@ def main() -> None:
     if args.models:
         use_models(args.models)
     settings = overrides(args.set)
-    read_dice(render_tray(0).image)  # load the nets before timing
+    read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
     print(HEADER)
     for name in ("test", "dev", "synth", "devval"):
         if args.only == name or (args.only is None and name != "devval"):

@@ -61,7 +61,7 @@ def _right(tray_seed: int, spec: TraySpec) -> tuple[int, int, int]:
 def test_reads_small_and_large_photos_alike() -> None:
     for size in [(480, 480), (1280, 960), (2000, 2000)]:
         labelled = right = extra = 0
-        for seed in range(TEST_SEED, TEST_SEED + 6):
+        for seed in range(TEST_SEED, TEST_SEED + 12):  # 90+ dice: one miss is not 3 %
             n, r, fp = _right(seed, TraySpec(size=size))
             labelled, right, extra = labelled + n, right + r, extra + fp
         assert right / labelled >= 0.97, size
