@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tidetower.engine.rules import RuleError
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.vision.settings import ReaderSettings
 
 BcmPin = int
 
@@ -50,6 +51,8 @@ class CameraConfig(Section):
     size: tuple[int, int] | None = None
     calibration: Path | None = None
     frame_timeout_s: float = Field(2.0, gt=0)
+    reader: ReaderSettings = Field(default_factory=ReaderSettings)
+    """[camera.reader]: the d6 reader's knobs (vision/settings.py); the defaults suit most trays."""
 
 
 class PinsConfig(Section):

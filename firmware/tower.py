@@ -123,8 +123,8 @@ class Tower:
         return load_calibration(folder) if folder is not None else None
 
     def read(self, frame: Any) -> Reading:
-        """Read one settled frame with this tower's calibration."""
-        return read_dice(frame, self.calibration)
+        """Read one settled frame with this tower's calibration and reader settings."""
+        return read_dice(frame, self.calibration, self.config.camera.reader)
 
     def init_loop(self) -> ReadLoop:
         """The read loop over the camera, table and devices."""

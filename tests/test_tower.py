@@ -345,3 +345,12 @@ def test_reread_after_hands_touched_the_tray_is_refused(
     assert len(loop.table.state.history) == 1
     with pytest.raises(RuleError, match="no reading is waiting"):
         loop.enter_die(0, "d6", 3)  # nothing pending: a stale page cannot add a roll
+
+
+def test_the_tower_reads_with_the_configured_reader(tmp_path: Path, factory: MockFactory) -> None:
+    config = sim_config(tmp_path / "s.db")
+    config.camera.reader = replace(config.camera.reader, min_confidence=1.01)  # trusts nothing
+    with Tower(config, sim_seed=5) as tower:
+        tray = render_tray(5)
+        reading = tower.read(tray.image)
+    assert reading.dice == () and len(reading.unreadable) >= len(tray.dice) - 1

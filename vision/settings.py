@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from pydantic import ConfigDict, with_config
 
 
+@with_config(ConfigDict(extra="forbid"))  # a config's [camera.reader] with a typo is an error
 @dataclass(frozen=True)
 class ReaderSettings:
     """Knobs of the d6 reader; defaults were chosen on the dev split only."""

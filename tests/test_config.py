@@ -1,0 +1,39 @@
+"""The tower's TOML config: the shipped example loads; the reader's knobs come from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tidetower.firmware.config import ConfigError, load_config
+from tidetower.vision.settings import ReaderSettings
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "firmware" / "tidetower.example.toml"
+
+
+def _with_reader(tmp_path: Path, lines: str) -> Path:
+    path = tmp_path / "tower.toml"
+    path.write_text(EXAMPLE.read_text(encoding="utf-8") + "\n[camera.reader]\n" + lines,
+                    encoding="utf-8")
+    return path
+
+
+def test_the_example_config_loads_with_the_default_reader() -> None:
+    assert load_config(EXAMPLE).camera.reader == ReaderSettings()
+
+
+def test_reader_knobs_come_from_the_config(tmp_path: Path) -> None:
+    config = load_config(_with_reader(tmp_path, "min_confidence = 0.75\nsecond_look = false\n"))
+    assert config.camera.reader.min_confidence == 0.75
+    assert config.camera.reader.second_look is False
+    assert config.camera.reader.same_die == ReaderSettings().same_die
+
+
+def test_a_reader_typo_or_wrong_type_names_the_key_and_value(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(_with_reader(tmp_path, 'min_confidense = 0.7\nsame_die = "half"\n'))
+    message = str(error.value)
+    assert "2 problem(s)" in message
+    assert "camera.reader.min_confidense" in message
+    assert "camera.reader.same_die" in message and "'half'" in message
