@@ -65,9 +65,7 @@ def views(sizes: set[int]) -> tuple[dict[int, np.ndarray], np.ndarray]:
 def probabilities(model: Path, blobs: dict[int, np.ndarray]) -> np.ndarray:
     """Return one reader's (N * VIEWS, 7) probabilities."""
     size = int(nets._load(model).get_inputs()[0].shape[2])
-    logits = nets._run(model, blobs[size]).astype(np.float64)
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return np.asarray(e / e.sum(axis=1, keepdims=True))
+    return nets.reader_probabilities(model, blobs[size])
 
 
 def decisions(p: np.ndarray, faces: np.ndarray) -> tuple[int, int, int]:

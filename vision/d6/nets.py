@@ -120,7 +120,12 @@ def run_faces(crops: np.ndarray, readers: int = 0) -> np.ndarray:
         raise ValueError(f"asked for {readers} face readers; the package has {len(models)}")
     models = models[: readers or None]
     for path in models:
-        logits = _run(path, blob).astype(np.float64)
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        total += e / e.sum(axis=1, keepdims=True)
+        total += reader_probabilities(path, blob)
     return np.asarray(total / len(models), np.float32)
+
+
+def reader_probabilities(path: Path, blob: np.ndarray) -> np.ndarray:
+    """Return one face reader's (N, 7) probabilities (softmax of its logits) for a blob."""
+    logits = _run(path, blob).astype(np.float64)
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
