@@ -222,9 +222,9 @@ class Listener:
         self.topics = topics
         self.client = BrokerClient(settings, client_id or f"listener-{next(_ids)}",
                                    persistent=persistent)
-        self._subacks: queue.Queue[int] = queue.Queue()
+        self._subacks: queue.Queue[list[Any]] = queue.Queue()
         # BrokerClient has no SUBACK hook of its own; the test reaches into its paho client.
-        self.client._client.on_subscribe = lambda _c, _u, mid, *_: self._subacks.put(mid)
+        self.client._client.on_subscribe = lambda _c, _u, _mid, codes, *_: self._subacks.put(codes)
         for topic in topics:
             self.client.subscribe(topic, self.messages.put, qos=1)
 
@@ -246,9 +246,11 @@ class Listener:
         """
         for topic in self.topics:
             try:
-                self._subacks.get(timeout=WAIT)
+                codes = self._subacks.get(timeout=WAIT)
             except queue.Empty:
                 raise AssertionError(f"the broker did not acknowledge {topic!r}") from None
+            refused = [c for c in codes if c.is_failure]
+            assert not refused, f"the broker refused a subscription of {self.topics}: {refused}"
 
     def __exit__(self, *exc: object) -> None:
         self.client.stop()
