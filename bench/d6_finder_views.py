@@ -93,7 +93,6 @@ def main() -> None:
     args = parser.parse_args()
     for finder in args.finders:
         vision_d6.use_models(finder.parent)
-        nets._load.cache_clear()
         print(f"{finder.parent.name}/{finder.stem}: {tally(args.fold)}", flush=True)
 
 
