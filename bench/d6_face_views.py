@@ -1,14 +1,16 @@
-"""Compare face readers on dev-val die by die, finer than the whole reader's tally can.
+"""Compare face readers on a fold of dev die by die, finer than the whole reader's tally can.
 
 Usage: python bench/d6_face_views.py FACES.onnx [FACES.onnx ...] [--finder FINDER.onnx]
-Each dev-val die the finder finds (and that matches a label) is cut out in 8 seeded views (0
-and 90 degrees, then six random turns) at every crop size the given readers expect. For each
-reader, and for every ensemble of two or more of them, prints the mean negative log
-likelihood of the true face, the share of single views read wrong, and the reader's
-decision (right, wrong, unsure below 0.6) from one view, the reader's two turns and all 8
-views. Dev-val has only a handful of hard dice, so the likelihood and the view errors tell
-readers apart where counts of right dice tie. Use readers held out of dev-val
-(`bench/train_d6.py --holdout`), and a held-out finder with `--finder`.
+       [--fold a|b|c]
+Each die of the fold (a, dev-val, by default) that the finder finds and that matches a label
+is cut out in 8 seeded views (0 and 90 degrees, then six random turns) at every crop size
+the given readers expect. For each reader, and for every ensemble of two or more of them,
+prints the mean negative log likelihood of the true face, the share of single views read
+wrong, and the reader's decision (right, wrong, unsure below 0.6) from one view, the
+reader's two turns and all 8 views. A fold has only a handful of hard dice, so the
+likelihood and the view errors tell readers apart where counts of right dice tie. Use
+readers held out of the fold (`bench/train_d6.py --holdout --fold F`), and a finder held
+out of it too with `--finder`.
 """
 
 from __future__ import annotations
@@ -46,12 +48,12 @@ def matched(work: np.ndarray, labels: tuple[Label, ...]) -> list[tuple[Candidate
     return out
 
 
-def views(sizes: set[int]) -> tuple[dict[int, np.ndarray], np.ndarray]:
+def views(sizes: set[int], fold: str) -> tuple[dict[int, np.ndarray], np.ndarray]:
     """Return (N * VIEWS) crops per size as model input blobs, and the N true faces."""
     rng = np.random.default_rng(0)
     crops: dict[int, list[np.ndarray]] = {s: [] for s in sizes}
     faces = []
-    for path, labels in vision_d6.real("devval"):
+    for path, labels in vision_d6.real("devval", fold):
         work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
         for c, value in matched(work, labels):
             faces.append(value)
@@ -94,13 +96,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("faces", type=Path, nargs="+")
     parser.add_argument("--finder", type=Path, default=None)
+    parser.add_argument("--fold", choices=["a", "b", "c"], default="a",
+                        help="the fold of dev to read (a is dev-val)")
     args = parser.parse_args()
     if args.finder:
         vision_d6.use_models(args.finder.parent)
     sizes = {int(nets._load(m).get_inputs()[0].shape[2]) for m in args.faces}
-    blobs, faces = views(sizes)
+    blobs, faces = views(sizes, args.fold)
     probs = {m: probabilities(m, blobs) for m in args.faces}
-    print(f"{len(faces)} dev-val dice, {VIEWS} views each")
+    print(f"{len(faces)} dice of fold {args.fold}, {VIEWS} views each")
     for k in range(1, len(args.faces) + 1):
         for group in itertools.combinations(args.faces, k):
             name = " + ".join(f"{m.parent.name}/{m.stem}" for m in group)

@@ -103,6 +103,9 @@ class Photos:
 
 STRONG = False
 """--aug strong: wider scale/offset jitter, per-channel gain, gamma, grey, more blur."""
+FAINT = 0.0
+"""--faint SHARE: share of face crops whose contrast is cut to 0.5-0.75, so faint pips
+(dark marbled dice with red pips, gold on red) are seen in training."""
 
 
 def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
@@ -196,7 +199,15 @@ def face_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, int
     crop = face_crop(image, float(at[0]), float(at[1]), side, rng.uniform(0, 360), FACE_SIZE)
     if rng.random() < 0.5:
         crop = crop[:, ::-1].copy()
-    return photometric(rng, crop), label
+    return fainter(rng, photometric(rng, crop)), label
+
+
+def fainter(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+    """Cut a crop's contrast for a FAINT share of crops."""
+    if rng.random() >= FAINT:
+        return crop
+    mean = float(crop.mean())
+    return np.clip((crop - mean) * rng.uniform(0.5, 0.75) + mean, 0, 255).astype(np.uint8)
 
 
 def fit(net: nn.Module, epochs: int, steps: int, batch_loss: Callable[[], torch.Tensor],
@@ -279,6 +290,8 @@ def parse_args() -> argparse.Namespace:
                         help="train only this member of the ensemble (1-based)")
     parser.add_argument("--aug", choices=["base", "strong"], default="base",
                         help="face-net augmentation strength")
+    parser.add_argument("--faint", type=float, default=0.0,
+                        help="share of face crops with contrast cut to 0.5-0.75")
     parser.add_argument("--out", type=Path, default=MODELS, help="folder to write the .onnx to")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--face-size", type=int, default=FACE_SIZE, help="face crop side, px")
@@ -296,9 +309,9 @@ def seeded(seed: int) -> np.random.Generator:
 
 def main() -> None:
     """Train the finder and the face readers and write them into the package."""
-    global STRONG, MODELS, FACE_SIZE, FIND_SIZE
+    global STRONG, FAINT, MODELS, FACE_SIZE, FIND_SIZE
     args = parse_args()
-    STRONG = args.aug == "strong"
+    STRONG, FAINT = args.aug == "strong", args.faint
     MODELS, FACE_SIZE, FIND_SIZE = args.out, args.face_size, args.find_size
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
