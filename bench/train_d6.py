@@ -9,8 +9,9 @@ too for unsure dice), or into --out DIR, to compare variants on dev-val with
 defaults reproduce the shipped models, which were trained as processes side by side on two
 cores (`--threads 1` and `--only finder`, `--only faces --face-net 1`, `--face-net 2`,
 `--face-net 3`), 25 to 60 minutes each depending on how many share the cores.
---aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) was
-tried on 2026-11-29 and not adopted: see docs/BENCHMARKS.md.
+--aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) and
+--faint 0.3 (a third of face crops at 0.5-0.75 contrast) were tried on 2026-11-29 and not
+adopted: see docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

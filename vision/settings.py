@@ -22,10 +22,10 @@ class ReaderSettings:
     weaker is a die leaning on the stronger (`leaning_die`, `leaning_heat`)."""
     leaning_die: float = 0.35
     """Peaks closer than this many die sides are one die whatever their heat."""
-    leaning_heat: float = 0.5
+    leaning_heat: float = 0.4
     """Between `leaning_die` and `same_die`, a weaker peak this hot and of the same size is a
     second die leaning on the first."""
-    leaning_side: float = 0.85
+    leaning_side: float = 0.8
     """Two peaks are "of the same size" when the smaller side is at least this times the
     larger; a smaller close peak is a side face seen in perspective."""
     background_contrast: float = 12.0
