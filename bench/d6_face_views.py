@@ -29,7 +29,7 @@ import vision_d6
 from tidetower.vision.d6 import nets
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.read import to_work_size
-from tidetower.vision.score import Label, best_match
+from tidetower.vision.score import DEV_FOLDS, Label, best_match
 from tidetower.vision.settings import ReaderSettings
 
 VIEWS = 8
@@ -96,7 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("faces", type=Path, nargs="+")
     parser.add_argument("--finder", type=Path, default=None)
-    parser.add_argument("--fold", choices=["a", "b", "c"], default="a",
+    parser.add_argument("--fold", choices=sorted(DEV_FOLDS), default="a",
                         help="the fold of dev to read (a is dev-val)")
     args = parser.parse_args()
     if args.finder:

@@ -23,7 +23,7 @@ import vision_d6
 from tidetower.vision.d6 import nets
 from tidetower.vision.d6.find import find_dice, peaks
 from tidetower.vision.read import to_work_size
-from tidetower.vision.score import Label, best_match
+from tidetower.vision.score import DEV_FOLDS, Label, best_match
 from tidetower.vision.settings import ReaderSettings
 
 SETTINGS = ReaderSettings()
@@ -89,7 +89,7 @@ def main() -> None:
     """Score each finder on one fold of dev."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("finders", type=Path, nargs="+")
-    parser.add_argument("--fold", choices=["a", "b", "c"], default="a")
+    parser.add_argument("--fold", choices=sorted(DEV_FOLDS), default="a")
     args = parser.parse_args()
     for finder in args.finders:
         vision_d6.use_models(finder.parent)
