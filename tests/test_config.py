@@ -37,3 +37,10 @@ def test_a_reader_typo_or_wrong_type_names_the_key_and_value(tmp_path: Path) -> 
     assert "2 problem(s)" in message
     assert "camera.reader.min_confidense" in message
     assert "camera.reader.same_die" in message and "'half'" in message
+
+
+def test_asking_for_more_face_readers_than_shipped_fails_at_start(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(_with_reader(tmp_path, "first_look_readers = 9\n"))
+    assert "camera.reader.first_look_readers" in str(error.value)
+    assert "(found 9)" in str(error.value)

@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
-from pydantic import ConfigDict, with_config
+from pydantic import AfterValidator, ConfigDict, with_config
+
+from tidetower.vision.d6.nets import face_models
+
+
+def _shipped_readers(count: int) -> int:
+    """Accept a face-reader count the package can serve (0: all), so a config asking for
+    more fails at start-up, not on every roll."""
+    shipped = len(face_models())
+    if not 0 <= count <= shipped:
+        raise ValueError(f"must be 0 (all) to {shipped}, the face readers shipped")
+    return count
 
 
 @with_config(ConfigDict(extra="forbid"))  # a config's [camera.reader] with a typo is an error
@@ -46,7 +58,7 @@ class ReaderSettings:
     """A candidate gets a second look when the face reader thinks it a die at least this much."""
     second_look_below: float = 0.60
     """A die read with less confidence than this gets a second look."""
-    first_look_readers: int = 2
+    first_look_readers: Annotated[int, AfterValidator(_shipped_readers)] = 2
     """The first look asks this many face readers (0: all); a second look asks all of them."""
     edge_margin: float = 0.004
     """A box this close to the photo's edge (fraction) is a die half out of frame."""
