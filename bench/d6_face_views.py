@@ -36,11 +36,11 @@ VIEWS = 8
 SETTINGS = ReaderSettings()
 
 
-def matched(work: np.ndarray, labels: tuple[Label, ...]) -> list[tuple[Candidate, int]]:
-    """Return the finder's candidates that match a label, with the label's face value."""
-    h, w = work.shape[:2]
+def matched(candidates: list[Candidate], labels: tuple[Label, ...], w: int, h: int
+            ) -> list[tuple[Candidate, int]]:
+    """Return the candidates that match a label, one to one, with the label's face value."""
     free, out = list(range(len(labels))), []
-    for c in sorted(find_dice(work, SETTINGS), key=lambda c: -c.heat):
+    for c in sorted(candidates, key=lambda c: -c.heat):
         hit = best_match(c.box(w, h), labels, free)
         if hit is not None:
             free.remove(hit)
@@ -55,7 +55,8 @@ def views(sizes: set[int], fold: str) -> tuple[dict[int, np.ndarray], np.ndarray
     faces = []
     for path, labels in vision_d6.real("devval", fold):
         work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
-        for c, value in matched(work, labels):
+        h, w = work.shape[:2]
+        for c, value in matched(find_dice(work, SETTINGS), labels, w, h):
             faces.append(value)
             turns = [0.0, 90.0, *rng.uniform(0, 360, VIEWS - 2)]
             for size, turn in itertools.product(sizes, turns):

@@ -18,23 +18,17 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import d6_face_views
 import vision_d6
 
-from tidetower.vision.d6 import nets
-from tidetower.vision.d6.find import find_dice, peaks
+from tidetower.vision.d6.find import find_dice, heatmap, peaks
 from tidetower.vision.read import to_work_size
-from tidetower.vision.score import DEV_FOLDS, Label, best_match
+from tidetower.vision.score import DEV_FOLDS, Label
 from tidetower.vision.settings import ReaderSettings
 
 SETTINGS = ReaderSettings()
 MIDDLE = 0.3
 """The middle of a label box, half-width as a share of its side: labels are loose (1.2x)."""
-
-
-def heat_in_work(work: np.ndarray) -> tuple[np.ndarray, float]:
-    """Return the finder's heatmap for a work image and the work pixels per heat cell."""
-    square, fit = nets.letterbox(work, nets.find_size())
-    return nets.run_finder(square)[0], nets.FIND_STRIDE / fit.scale
 
 
 def die_heats(heat: np.ndarray, cell: float, labels: tuple[Label, ...], w: int, h: int
@@ -68,15 +62,11 @@ def tally(fold: str) -> str:
     for path, labels in vision_d6.real("devval", fold):
         work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
         h, w = work.shape[:2]
-        free = list(range(len(labels)))
-        for c in sorted(find_dice(work, SETTINGS), key=lambda c: -c.heat):
-            hit = best_match(c.box(w, h), labels, free)
-            extra += hit is None
-            if hit is not None:
-                free.remove(hit)
-                found += 1
-        missed += len(free)
-        heat, cell = heat_in_work(work)
+        candidates = find_dice(work, SETTINGS)
+        hits = len(d6_face_views.matched(candidates, labels, w, h))
+        found, missed, extra = found + hits, missed + len(labels) - hits, extra + len(
+            candidates) - hits
+        heat, _sides, cell = heatmap(work)
         heats += die_heats(heat, cell, labels, w, h)
         stray += stray_peaks(heat, cell, labels, w, h)
     t, a = SETTINGS.find_threshold, np.array(heats)

@@ -48,6 +48,14 @@ def refine(heat: np.ndarray, row: int, col: int) -> tuple[float, float]:
     return float((xx * patch).sum()) / total, float((yy * patch).sum()) / total
 
 
+def heatmap(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return the finder's centre heat and die sides for a work image, and the work-image
+    pixels per heatmap cell."""
+    square, fit = letterbox(work, find_size())
+    heat, sides = run_finder(square)
+    return heat, sides, FIND_STRIDE / fit.scale
+
+
 def find_dice(
     work: np.ndarray,
     settings: ReaderSettings,
@@ -55,10 +63,7 @@ def find_dice(
     floor: np.ndarray | None = None,
 ) -> list[Candidate]:
     """Return die candidates in a work image, inside the tray and unlike the empty floor."""
-    square, fit = letterbox(work, find_size())
-    out = run_finder(square)
-    heat, sides = out[0], out[1]
-    to_work = FIND_STRIDE / fit.scale
+    heat, sides, to_work = heatmap(work)
     found = []
     for row, col in peaks(heat, settings.find_threshold):
         x, y = refine(heat, row, col)
