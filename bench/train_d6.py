@@ -1,14 +1,21 @@
-"""Train the d6 finder and the face readers on the dev split of d6-tray plus synthetic trays.
+"""Train the d6 finder and the face readers on the d6-tray dev split plus synthetic trays.
 
-Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout]
+Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout FOLD]
        [--out DIR] [--threads N] [--find-size N] [--paste SHARE] [--synth N]
 Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the face
 readers d6_faces_1.onnx, d6_faces_2.onnx (the first look's pair) and d6_faces_3.onnx (asked
-too for unsure dice), or into --out DIR, to compare variants on dev-val with
-`bench/vision_d6.py --only devval --models DIR` without touching the shipped ones. The
-defaults reproduce the shipped models, which were trained as processes side by side on two
-cores (`--threads 1` and `--only finder`, `--only faces --face-net 1`, `--face-net 2`,
-`--face-net 3`), 25 to 60 minutes each depending on how many share the cores.
+too for unsure dice), or into --out DIR. `--holdout FOLD` (repeatable) says which folds of
+the photos the nets must not learn from: `test` (the default: they learn from dev), `a`
+(dev-val), `b` or `c` of dev, or `none`. `--holdout test --holdout b --out DIR` trains the
+shipped recipe without fold b, and `bench/vision_d6.py --cv b=DIR` reads fold b with those
+nets: cross-validation.
+Each .onnx records the folds it learned from (metadata `trained_on`), and the benchmark
+will not call a read of those folds held out. The defaults reproduce the shipped models,
+which were trained as processes side by side on two cores (`--threads 1` and
+`--only finder`, `--only faces --face-net 1`, `--face-net 2`, `--face-net 3`), 25 to 60
+minutes each depending on how many share the cores. The `--holdout --fold F` of runs #5 to
+#8 in docs/BENCHMARKS.md is now `--holdout test --holdout F`; `--holdout none` (every photo)
+was run #9's experiment, not adopted.
 --aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) and
 --faint 0.3 (a third of face crops at 0.5-0.75 contrast) were tried on 2026-11-29 and not
 adopted: see docs/BENCHMARKS.md.
@@ -25,6 +32,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnx
 import torch
 from torch import nn
 
@@ -38,7 +46,7 @@ from tidetower.vision.d6.nets import (
     face_crop,
     to_blob,
 )
-from tidetower.vision.score import DEV_FOLDS, in_devval, load_labels
+from tidetower.vision.score import FOLDS, fold_of, load_labels
 from tidetower.vision.synth import TraySpec, render_tray
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,12 +56,12 @@ Photo = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """An image, die centres (N, 2) and sides (N,) in pixels, and face values (N,)."""
 
 
-def dev_photos(holdout: bool, fold: str = "a") -> list[Photo]:
-    """Load dev photos with die centres, sides and values in pixels; optionally keep one fold
-    of dev (dev-val by default) out."""
+def labelled_photos(held_out: list[str]) -> list[Photo]:
+    """Load the labelled photos with die centres, sides and values in pixels, but for the
+    folds held out."""
     out = []
     for item in load_labels(DATA):
-        if item.split != "dev" or (holdout and in_devval(item.path.name, fold)):
+        if fold_of(item.path.name) in held_out:
             continue
         image = cv2.imread(str(item.path))
         h, w = image.shape[:2]
@@ -261,12 +269,21 @@ def train_finder(photos: Photos, epochs: int, rng: np.random.Generator) -> nn.Mo
     return fit(net, epochs, 40, batch_loss, "finder")
 
 
-def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool) -> None:
+def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool,
+           held_out: list[str]) -> None:
     """Write a trained net as ONNX for onnxruntime (opset 13, dynamic batch for face readers)."""
     net.eval()
     axes = {"x": {0: "n"}, "y": {0: "n"}} if batch else None
     torch.onnx.export(net, torch.zeros(*shape), str(MODELS / name), input_names=["x"],
                       output_names=["y"], dynamic_axes=axes, opset_version=13, dynamo=False)
+    stamp(MODELS / name, [fold for fold in FOLDS if fold not in held_out])
+
+
+def stamp(path: Path, folds: list[str]) -> None:
+    """Record in an .onnx file the folds of real photos it learned from (`trained_on`)."""
+    model = onnx.load(str(path))
+    onnx.helper.set_model_props(model, {"trained_on": ",".join(folds)})
+    onnx.save(model, str(path))
 
 
 def parse_args() -> argparse.Namespace:
@@ -281,9 +298,9 @@ def parse_args() -> argparse.Namespace:
                         help="share of the face readers' training crops cut from real photos")
     parser.add_argument("--paste", type=float, default=0.5,
                         help="share of real draws with real dice pasted in (bench/d6_paste.py)")
-    parser.add_argument("--holdout", action="store_true", help="keep dev-val out of training")
-    parser.add_argument("--fold", choices=sorted(DEV_FOLDS), default="a",
-                        help="with --holdout, the fold of dev kept out (a is dev-val)")
+    parser.add_argument("--holdout", choices=[*FOLDS, "none"], action="append", default=[],
+                        metavar="FOLD", help="keep this fold out of training (repeatable): "
+                        "test (the default), or a (dev-val), b, c of dev; none: keep none out")
     parser.add_argument("--only", choices=["faces", "finder"], default=None)
     parser.add_argument("--face-nets", type=int, default=3,
                         help="face readers in the ensemble (d6_faces_1.onnx ...)")
@@ -316,7 +333,8 @@ def main() -> None:
     MODELS, FACE_SIZE, FIND_SIZE = args.out, args.face_size, args.find_size
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
-    real = dev_photos(args.holdout, args.fold)
+    args.holdout = [f for f in args.holdout if f != "none"] if args.holdout else ["test"]
+    real = labelled_photos(args.holdout)
     photos = Photos(real, synth_photos(args.synth, 10_000), args.real_share, args.paste,
                     cut_dice(real))
     print(f"{len(photos.real)} real and {len(photos.synth)} synthetic photos", flush=True)
@@ -327,10 +345,11 @@ def main() -> None:
         for k in members:
             faces = train_faces(replace(photos, real_share=args.face_real_share),
                                 args.face_epochs, seeded(args.seed + k), args.face_width)
-            export(faces, (1, 3, FACE_SIZE, FACE_SIZE), f"d6_faces_{k}.onnx", True)
+            export(faces, (1, 3, FACE_SIZE, FACE_SIZE), f"d6_faces_{k}.onnx", True,
+                   args.holdout)
     if args.only != "faces":
         finder = train_finder(photos, args.finder_epochs, seeded(args.seed))
-        export(finder, (1, 3, FIND_SIZE, FIND_SIZE), "d6_finder.onnx", False)
+        export(finder, (1, 3, FIND_SIZE, FIND_SIZE), "d6_finder.onnx", False, args.holdout)
     print(f"done in {time.time() - start:.0f} s")
 
 

@@ -1,12 +1,15 @@
 """Benchmark the d6 reader on the real d6-tray photos (dev and test splits) and synthetic trays.
 
-Usage: python bench/vision_d6.py [--synth N] [--only dev|test|synth|devval]
-       [--models DIR] [--set NAME=VALUE ...] [--breakdown]
+Usage: python bench/vision_d6.py [--synth N] [--only dev|test|synth|devval] [--fold F]
+       [--models DIR] [--cv FOLD=DIR ...] [--set NAME=VALUE ...] [--breakdown]
 Scoring is issue #4's: centre inside the label box or IoU >= 0.3, one to one, by confidence.
-`--only devval` scores dev-val alone (the dev photos kept out of training by
-`train_d6.py --holdout`); with `--models DIR` the .onnx files found in DIR replace the
-shipped ones, and `--set` overrides reader settings: together they compare variants on dev-val
-without touching the test split.
+`--only devval --fold F` scores one fold of the photos (a is dev-val); with `--models DIR`
+the .onnx files found in DIR replace the shipped ones, and `--set` overrides reader
+settings: together they compare variants on a fold without touching the others.
+`--cv test=vision/d6 --cv b=DIR2 ...` reads each fold with nets held out of it
+(`train_d6.py --holdout test --holdout b --out DIR2`) and pools the folds: the recipe's
+score on unseen photos, cross-validated. A row whose photos the nets learned from (their
+`trained_on` metadata) says so; `--cv` refuses such a pair.
 """
 
 from __future__ import annotations
@@ -20,14 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
+import onnxruntime as ort
 
 from tidetower.vision.d6 import nets
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.score import (
-    DEV_FOLDS,
+    FOLDS,
     ImageScore,
     Label,
-    in_devval,
+    fold_of,
     load_labels,
     score,
 )
@@ -67,6 +71,11 @@ class Tally:
         self.missed += s.missed
         self.ms.append(ms)
 
+    def absorb(self, other: Tally) -> None:
+        """Add another set's totals to these (pooling cross-validation folds)."""
+        for name in (f.name for f in dataclasses.fields(self)):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
     def counts(self) -> str:
         """Return the raw counts behind the row: where every die that was not right went."""
         return (
@@ -104,13 +113,34 @@ def run(items: Iterable[tuple[object, tuple[Label, ...]]], settings: ReaderSetti
 
 
 def real(split: str, fold: str = "a") -> Iterable[tuple[object, tuple[Label, ...]]]:
-    """Yield the real photos of one split (test, dev, or devval: a fold of dev) with labels."""
+    """Yield the real photos of one split (test, dev, or devval: one fold) with labels."""
     for item in load_labels(DATA):
-        if split == "devval":
-            if item.split == "dev" and in_devval(item.path.name, fold):
-                yield item.path, item.dice
-        elif item.split == split:
+        if (fold_of(item.path.name) == fold) if split == "devval" else item.split == split:
             yield item.path, item.dice
+
+
+def folds_in(split: str, fold: str) -> set[str]:
+    """Return the folds whose photos a scored set holds."""
+    return {"test": {"test"}, "dev": set(FOLDS) - {"test"}, "devval": {fold}}.get(split, set())
+
+
+def trained_on() -> set[str] | None:
+    """Return the folds of real photos the nets in use learned from (None: a net does not say)."""
+    folds: set[str] = set()
+    for path in [nets.MODELS / "d6_finder.onnx", *nets.face_models()]:
+        said = ort.InferenceSession(str(path)).get_modelmeta().custom_metadata_map
+        if "trained_on" not in said:
+            return None
+        folds |= set(said["trained_on"].split(","))
+    return folds
+
+
+def caveat(folds: set[str]) -> str:
+    """Return what a row's label must add when its photos may not be held out."""
+    seen = trained_on()
+    if seen is None:
+        return " (nets do not say what they learned from)" if folds else ""
+    return " (**nets learned from these photos: not held out**)" if folds & seen else ""
 
 
 def synthetic(count: int) -> Iterable[tuple[object, tuple[Label, ...]]]:
@@ -141,16 +171,45 @@ def overrides(pairs: list[str]) -> ReaderSettings:
     return settings
 
 
+def cross_validate(pairs: list[str], settings: ReaderSettings, breakdown: bool) -> None:
+    """Read each FOLD=DIR pair's fold with DIR's nets, refusing nets that learned from it,
+    and print a row per fold and the pooled row."""
+    pooled = Tally()
+    for pair in pairs:
+        fold, _, folder = pair.partition("=")
+        if fold not in FOLDS:
+            raise SystemExit(f"--cv {pair}: no fold {fold!r}; folds are {', '.join(FOLDS)}")
+        use_models(Path(folder))
+        seen = trained_on()
+        if seen is None or fold in seen:
+            raise SystemExit(f"--cv {pair}: the nets in {folder} do not say they were held "
+                             f"out of fold {fold} (trained_on: {seen})")
+        read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
+        tally = run(real("devval", fold), settings)
+        report(tally, f"fold {fold}, nets held out of it ({folder})", breakdown)
+        pooled.absorb(tally)
+    report(pooled, "all folds above, each read by nets held out of it", breakdown)
+
+
+def report(tally: Tally, label: str, breakdown: bool) -> None:
+    """Print a set's row, and its raw counts if asked."""
+    print(tally.row(label), flush=True)
+    if breakdown:
+        print(f"  {tally.counts()}", flush=True)
+
+
 def main() -> None:
     """Run the benchmark and print a Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--synth", type=int, default=500)
     parser.add_argument("--only", choices=["dev", "test", "synth", "devval"], default=None)
     parser.add_argument("--models", type=Path, default=None)
+    parser.add_argument("--cv", action="append", default=[], metavar="FOLD=DIR",
+                        help="read FOLD with the nets in DIR, held out of it; pool the folds")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--breakdown", action="store_true", help="print raw counts per set")
-    parser.add_argument("--fold", choices=sorted(DEV_FOLDS), default="a",
-                        help="which fold of dev `--only devval` scores (a is dev-val)")
+    parser.add_argument("--fold", choices=sorted(FOLDS), default="a",
+                        help="which fold `--only devval` scores (a is dev-val)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.models:
@@ -158,14 +217,16 @@ def main() -> None:
     settings = overrides(args.set)
     read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
     print(HEADER)
+    if args.cv:
+        cross_validate(args.cv, settings, args.breakdown)
+        return
     for name in ("test", "dev", "synth", "devval"):
         if args.only == name or (args.only is None and name != "devval"):
             items = synthetic(args.synth) if name == "synth" else real(name, args.fold)
-            label = f"d6-tray {name} split" if name != "synth" else f"synthetic ({args.synth})"
-            tally = run(items, settings)
-            print(tally.row(label), flush=True)
-            if args.breakdown:
-                print(f"  {tally.counts()}", flush=True)
+            label = {"synth": f"synthetic ({args.synth})", "devval": f"d6-tray fold {args.fold}"
+                     }.get(name, f"d6-tray {name} split")
+            report(run(items, settings), label + caveat(folds_in(name, args.fold)),
+                   args.breakdown)
 
 
 if __name__ == "__main__":

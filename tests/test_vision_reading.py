@@ -8,7 +8,17 @@ import json
 import pytest
 
 from tidetower.vision.reading import DieRead, Reading, Unreadable
-from tidetower.vision.score import DEV_FOLDS, Label, in_devval, iou, matches, score, split_of
+from tidetower.vision.score import (
+    DEV_FOLDS,
+    FOLDS,
+    Label,
+    fold_of,
+    in_devval,
+    iou,
+    matches,
+    score,
+    split_of,
+)
 
 
 def test_reading_json_matches_cli_contract() -> None:
@@ -76,3 +86,10 @@ def test_the_folds_of_dev_share_no_photo_and_leave_none_out() -> None:
     folds = [{n for n in dev if in_devval(n, fold)} for fold in sorted(DEV_FOLDS)]
     assert all(folds) and sum(map(len, folds)) == len(dev) == len(set().union(*folds))
     assert folds[0] == {n for n in dev if in_devval(n)}  # fold "a" is dev-val
+
+
+def test_every_photo_has_one_fold_and_the_test_fold_is_the_test_split() -> None:
+    names = [f"IMG_{i}.jpg" for i in range(300)]
+    assert {fold_of(n) for n in names} == set(FOLDS)
+    assert all((fold_of(n) == "test") == (split_of(n) == "test") for n in names)
+    assert all(fold_of(n) == "test" or in_devval(n, fold_of(n)) for n in names)

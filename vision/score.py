@@ -18,6 +18,8 @@ DEVVAL_DIGITS = (3, 4, 5)
 when comparing variants, so that choices are judged on photos no net has seen."""
 DEV_FOLDS = {"a": DEVVAL_DIGITS, "b": (6, 7), "c": (8, 9)}
 """Dev split three ways for k-fold comparisons; fold "a" is dev-val."""
+FOLDS = {"test": tuple(range(TEST_SHARE)), **DEV_FOLDS}
+"""Every photo in exactly one fold: the test split and dev's three, for cross-validation."""
 
 
 def _digit(file_name: str) -> int:
@@ -28,6 +30,11 @@ def _digit(file_name: str) -> int:
 def split_of(file_name: str) -> str:
     """Return "test" or "dev" for a photo, from a hash of its base name alone."""
     return "test" if _digit(file_name) < TEST_SHARE else "dev"
+
+
+def fold_of(file_name: str) -> str:
+    """Return the fold a photo belongs to: "test", or "a", "b" or "c" of dev."""
+    return next(fold for fold, digits in FOLDS.items() if _digit(file_name) in digits)
 
 
 def in_devval(file_name: str, fold: str = "a") -> bool:

@@ -1,0 +1,42 @@
+"""The d6 benchmark's honesty guard: a fold is only scored as held out by nets held out of it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import onnxruntime as ort
+
+from tidetower.vision.d6 import nets
+from tidetower.vision.score import FOLDS
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "vision_d6.py"
+
+
+def _learned_from(path: Path) -> set[str]:
+    meta = ort.InferenceSession(str(path)).get_modelmeta().custom_metadata_map
+    return set(meta["trained_on"].split(","))
+
+
+def _cv(pair: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCH), "--cv", pair], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_shipped_nets_record_that_they_learned_from_dev_alone() -> None:
+    for path in [nets.MODELS / "d6_finder.onnx", *nets.face_models()]:
+        assert _learned_from(path) == set(FOLDS) - {"test"}, path.name
+
+
+def test_cross_validation_refuses_nets_that_learned_from_the_fold() -> None:
+    done = _cv(f"b={nets.MODELS}")
+    assert done.returncode != 0
+    assert "do not say they were held out of fold b" in done.stderr
+    assert "| fold" not in done.stdout  # nothing was scored
+
+
+def test_cross_validation_names_an_unknown_fold() -> None:
+    done = _cv(f"z={nets.MODELS}")
+    assert done.returncode != 0 and "no fold 'z'; folds are test, a, b, c" in done.stderr
