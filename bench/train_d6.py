@@ -316,7 +316,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--find-size", type=int, default=FIND_SIZE, help="finder input side")
     parser.add_argument("--face-width", type=float, default=1.0, help="face net width factor")
     parser.add_argument("--seed", type=int, default=4)
-    return parser.parse_args()
+    args = parser.parse_args()
+    args.holdout = [f for f in args.holdout if f != "none"] if args.holdout else ["test"]
+    return args
 
 
 def seeded(seed: int) -> np.random.Generator:
@@ -333,7 +335,6 @@ def main() -> None:
     MODELS, FACE_SIZE, FIND_SIZE = args.out, args.face_size, args.find_size
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
-    args.holdout = [f for f in args.holdout if f != "none"] if args.holdout else ["test"]
     real = labelled_photos(args.holdout)
     photos = Photos(real, synth_photos(args.synth, 10_000), args.real_share, args.paste,
                     cut_dice(real))

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
-import onnxruntime as ort
 
 from tidetower.vision.d6 import nets
 from tidetower.vision.read import load_image, read_dice
@@ -126,13 +125,8 @@ def folds_in(split: str, fold: str) -> set[str]:
 
 def trained_on() -> set[str] | None:
     """Return the folds of real photos the nets in use learned from (None: a net does not say)."""
-    folds: set[str] = set()
-    for path in [nets.MODELS / "d6_finder.onnx", *nets.face_models()]:
-        said = ort.InferenceSession(str(path)).get_modelmeta().custom_metadata_map
-        if "trained_on" not in said:
-            return None
-        folds |= set(said["trained_on"].split(","))
-    return folds
+    said = [nets.learned_from(p) for p in [nets.MODELS / "d6_finder.onnx", *nets.face_models()]]
+    return None if None in said else set().union(*said)
 
 
 def caveat(folds: set[str]) -> str:

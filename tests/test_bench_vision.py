@@ -6,17 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import onnxruntime as ort
-
 from tidetower.vision.d6 import nets
 from tidetower.vision.score import FOLDS
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "vision_d6.py"
-
-
-def _learned_from(path: Path) -> set[str]:
-    meta = ort.InferenceSession(str(path)).get_modelmeta().custom_metadata_map
-    return set(meta["trained_on"].split(","))
 
 
 def _cv(pair: str) -> subprocess.CompletedProcess[str]:
@@ -27,7 +20,7 @@ def _cv(pair: str) -> subprocess.CompletedProcess[str]:
 
 def test_shipped_nets_record_that_they_learned_from_dev_alone() -> None:
     for path in [nets.MODELS / "d6_finder.onnx", *nets.face_models()]:
-        assert _learned_from(path) == set(FOLDS) - {"test"}, path.name
+        assert nets.learned_from(path) == set(FOLDS) - {"test"}, path.name
 
 
 def test_cross_validation_refuses_nets_that_learned_from_the_fold() -> None:

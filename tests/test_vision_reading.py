@@ -13,7 +13,6 @@ from tidetower.vision.score import (
     FOLDS,
     Label,
     fold_of,
-    in_devval,
     iou,
     matches,
     score,
@@ -83,13 +82,11 @@ def test_split_is_by_name_alone() -> None:
 
 def test_the_folds_of_dev_share_no_photo_and_leave_none_out() -> None:
     dev = [f"IMG_{i}.jpg" for i in range(300) if split_of(f"IMG_{i}.jpg") == "dev"]
-    folds = [{n for n in dev if in_devval(n, fold)} for fold in sorted(DEV_FOLDS)]
+    folds = [{n for n in dev if fold_of(n) == fold} for fold in sorted(DEV_FOLDS)]
     assert all(folds) and sum(map(len, folds)) == len(dev) == len(set().union(*folds))
-    assert folds[0] == {n for n in dev if in_devval(n)}  # fold "a" is dev-val
 
 
 def test_every_photo_has_one_fold_and_the_test_fold_is_the_test_split() -> None:
     names = [f"IMG_{i}.jpg" for i in range(300)]
     assert {fold_of(n) for n in names} == set(FOLDS)
     assert all((fold_of(n) == "test") == (split_of(n) == "test") for n in names)
-    assert all(fold_of(n) == "test" or in_devval(n, fold_of(n)) for n in names)

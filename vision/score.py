@@ -37,12 +37,6 @@ def fold_of(file_name: str) -> str:
     return next(fold for fold, digits in FOLDS.items() if _digit(file_name) in digits)
 
 
-def in_devval(file_name: str, fold: str = "a") -> bool:
-    """Return whether a dev photo is in dev-val (or another fold of dev), kept for comparing
-    variants."""
-    return _digit(file_name) in DEV_FOLDS[fold]
-
-
 @dataclass(frozen=True)
 class Label:
     """One labelled die."""

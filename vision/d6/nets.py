@@ -85,6 +85,13 @@ def _face_models_in(folder: Path) -> tuple[Path, ...]:
     return found
 
 
+def learned_from(path: Path) -> frozenset[str] | None:
+    """Return the folds of real photos a model says it was trained on (its `trained_on`
+    metadata), or None when it does not say: so a benchmark never calls a seen photo unseen."""
+    said = _load(path).get_modelmeta().custom_metadata_map.get("trained_on")
+    return None if said is None else frozenset(said.split(","))
+
+
 def find_size() -> int:
     """Return the side of the square, letterboxed image the shipped finder was trained on."""
     return int(_load(MODELS / "d6_finder.onnx").get_inputs()[0].shape[2])
