@@ -8,9 +8,17 @@ import numpy as np
 import pytest
 
 from tidetower.vision.d6 import nets
-from tidetower.vision.d6.find import Candidate, find_dice, suppress
+from tidetower.vision.d6.find import (
+    Candidate,
+    _mirror,
+    find_dice,
+    heatmap,
+    peaks,
+    refine,
+    suppress,
+)
 from tidetower.vision.settings import ReaderSettings
-from tidetower.vision.synth import render_tray
+from tidetower.vision.synth import TraySpec, render_tray
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -45,6 +53,20 @@ def test_same_die_setting_reaches_the_suppression() -> None:
     one_per_die = find_dice(work, ReaderSettings())
     merged = find_dice(work, ReaderSettings(same_die=3.0))
     assert len(every_peak) >= len(one_per_die) > len(merged) >= 1
+
+
+def test_the_mirrored_finder_puts_each_peak_on_the_same_cell() -> None:
+    work = np.asarray(render_tray(13, TraySpec(count=(15, 15))).image)
+    square, _ = nets.letterbox(work, nets.find_size())
+    plain = nets.run_finder(square)[0]
+    mirrored = nets.run_finder(_mirror(square))[0][:, ::-1]
+    shifts = [refine(mirrored, row, col)[0] - refine(plain, row, col)[0]
+              for row, col in peaks(plain, 0.3)]
+    assert len(shifts) >= 12
+    # mirrored without the shift, peaks land about half a cell off
+    assert abs(float(np.median(shifts))) < 0.15, shifts
+    averaged = heatmap(work, mirrored=True)[0]
+    assert np.allclose(averaged, (plain + mirrored) / 2, atol=1e-6)
 
 
 def test_face_readers_that_disagree_on_input_are_refused(

@@ -29,6 +29,9 @@ class ReaderSettings:
     """Photos are scaled so their longer side is this many pixels before reading."""
     find_threshold: float = 0.2
     """Finder heat above which a peak is taken as a die centre candidate."""
+    find_mirrored: bool = True
+    """Average the finder's heat over the photo and its mirror image: steadier peaks, for
+    a second run of the finder."""
     same_die: float = 0.5
     """Finder peaks closer than this many die sides (the larger) are one die, unless the
     weaker is a die leaning on the stronger (`leaning_die`, `leaning_heat`)."""

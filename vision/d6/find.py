@@ -48,12 +48,24 @@ def refine(heat: np.ndarray, row: int, col: int) -> tuple[float, float]:
     return float((xx * patch).sum()) / total, float((yy * patch).sum()) / total
 
 
-def heatmap(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def heatmap(work: np.ndarray, mirrored: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
     """Return the finder's centre heat and die sides for a work image, and the work-image
-    pixels per heatmap cell."""
+    pixels per heatmap cell; `mirrored` averages in the finder's reading of its mirror image."""
     square, fit = letterbox(work, find_size())
     heat, sides = run_finder(square)
+    if mirrored:
+        mirror_heat, mirror_sides = run_finder(_mirror(square))
+        heat, sides = (heat + mirror_heat[:, ::-1]) / 2, (sides + mirror_sides[:, ::-1]) / 2
     return heat, sides, FIND_STRIDE / fit.scale
+
+
+def _mirror(square: np.ndarray) -> np.ndarray:
+    """Mirror the finder's input left to right, shifted so its cells mirror onto whole cells
+    (cell j covers pixels from FIND_STRIDE * j, so plain mirroring lands between cells)."""
+    shift = FIND_STRIDE - 1
+    out = np.full_like(square, 128)
+    out[:, : square.shape[1] - shift] = square[:, ::-1][:, shift:]
+    return out
 
 
 def find_dice(
@@ -63,7 +75,7 @@ def find_dice(
     floor: np.ndarray | None = None,
 ) -> list[Candidate]:
     """Return die candidates in a work image, inside the tray and unlike the empty floor."""
-    heat, sides, to_work = heatmap(work)
+    heat, sides, to_work = heatmap(work, settings.find_mirrored)
     found = []
     for row, col in peaks(heat, settings.find_threshold):
         x, y = refine(heat, row, col)
