@@ -335,7 +335,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--face-width", type=float, default=1.0, help="face net width factor")
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--float", action="store_true",
-                        help="keep the nets in float (bench/d6_quantize.py makes them int8 later)")
+                        help="keep the face readers float (d6_quantize.py makes them int8 later)")
     args = parser.parse_args()
     args.holdout = [f for f in args.holdout if f != "none"] if args.holdout else ["test"]
     return args
