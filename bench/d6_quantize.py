@@ -1,11 +1,13 @@
-"""Turn trained float d6 nets into int8 ones: about twice as fast on one CPU thread, same reads.
+"""Turn trained float d6 face readers into int8 ones: twice as fast on one CPU thread, same reads.
 
 Usage: python bench/d6_quantize.py MODEL.onnx [MODEL.onnx ...] [--synth N]
 Each float .onnx is replaced by its int8 version (onnxruntime static quantization, QDQ,
-weights per channel), calibrated on the photos it learned from: the folds its `trained_on`
-metadata names, plus the first N synthetic training trays, so no held-out photo shapes it.
-`bench/train_d6.py` does this to every net it writes; the script is for nets trained in
-float. Needs onnx (training only). Measured in docs/BENCHMARKS.md, run #10.
+weights per channel in 7 bits, so CPUs without VNNI cannot overflow), calibrated on the
+photos it learned from: the folds its `trained_on` metadata names, plus the first N synthetic
+training trays, so no held-out photo shapes it. `bench/train_d6.py` does this to every face
+reader it writes; the script is for nets trained in float. The shipped finder stays float
+(run #10), though the script takes it too. Needs onnx and torch (training only). Measured
+in docs/BENCHMARKS.md, runs #10 and #11.
 """
 
 from __future__ import annotations
@@ -85,14 +87,13 @@ def quantize(path: Path, photos: list[Photo]) -> None:
         ready = Path(tmp) / path.name
         quant_pre_process(str(path), str(ready))
         quantize_static(str(ready), str(path), Feed(blobs), quant_format=QuantFormat.QDQ,
-                        per_channel=True, activation_type=QuantType.QUInt8,
-                        weight_type=QuantType.QInt8)
+                        per_channel=True, reduce_range=True,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     keep_used_opsets(path)
 
 
 def keep_used_opsets(path: Path) -> None:
-    """Drop the operator sets the quantizer declares but no node uses, so an older
-    onnxruntime, which refuses sets newer than it knows, still loads the net."""
+    """Drop operator sets no node uses: an older onnxruntime refuses sets newer than it knows."""
     model = onnx.load(str(path))
     used = {node.domain for node in model.graph.node}
     kept = [opset for opset in model.opset_import if opset.domain in used]

@@ -10,9 +10,9 @@ import pytest
 from tidetower.vision.d6 import nets
 from tidetower.vision.d6.find import (
     Candidate,
-    _mirror,
     find_dice,
     heatmap,
+    mirrored_input,
     peaks,
     refine,
     suppress,
@@ -59,7 +59,7 @@ def test_the_mirrored_finder_puts_each_peak_on_the_same_cell() -> None:
     work = np.asarray(render_tray(13, TraySpec(count=(15, 15))).image)
     square, _ = nets.letterbox(work, nets.find_size())
     plain = nets.run_finder(square)[0]
-    mirrored = nets.run_finder(_mirror(square))[0][:, ::-1]
+    mirrored = nets.run_finder(mirrored_input(square))[0][:, ::-1]
     shifts = [refine(mirrored, row, col)[0] - refine(plain, row, col)[0]
               for row, col in peaks(plain, 0.3)]
     assert len(shifts) >= 12
@@ -67,6 +67,11 @@ def test_the_mirrored_finder_puts_each_peak_on_the_same_cell() -> None:
     assert abs(float(np.median(shifts))) < 0.15, shifts
     averaged = heatmap(work, mirrored=True)[0]
     assert np.allclose(averaged, (plain + mirrored) / 2, atol=1e-6)
+    # the setting reaches the finder: with it off, candidates carry the plain heat
+    plain_heat = {round(c.heat, 4) for c in find_dice(work, ReaderSettings(find_mirrored=False))}
+    both_heat = {round(c.heat, 4) for c in find_dice(work, ReaderSettings())}
+    assert plain_heat <= {round(float(plain[r, c]), 4) for r, c in peaks(plain, 0.0)}
+    assert plain_heat != both_heat
 
 
 def test_face_readers_that_disagree_on_input_are_refused(

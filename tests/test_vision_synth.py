@@ -59,15 +59,16 @@ def _right(tray_seed: int, spec: TraySpec) -> tuple[int, int, int]:
 
 
 def test_reads_small_and_large_photos_alike() -> None:
-    for size in [(480, 480), (1280, 960), (2000, 2000)]:
+    # the known weak spot (vision.md, limits): a big die's pip, crisp in a photo shrunk
+    # from 2000 px, now and then read as a die showing 1; 4 or 5 in these 30 trays
+    most_extra = {(480, 480): 3, (1280, 960): 3, (2000, 2000): 6}
+    for size, allowed in most_extra.items():
         labelled = right = extra = 0
         for seed in range(TEST_SEED, TEST_SEED + 30):  # 300+ dice: one miss is not 1 %
             n, r, fp = _right(seed, TraySpec(size=size))
             labelled, right, extra = labelled + n, right + r, extra + fp
         assert right / labelled >= 0.98, size
-        # the known weak spot (vision.md, limits): a big die's pip, crisp in a photo shrunk
-        # from 2000 px, now and then read as a die showing 1; 4 or 5 in these 30 trays
-        assert extra <= 6, size
+        assert extra <= allowed, size
 
 
 def test_calibration_tray_region_and_background() -> None:

@@ -54,14 +54,15 @@ def heatmap(work: np.ndarray, mirrored: bool = False) -> tuple[np.ndarray, np.nd
     square, fit = letterbox(work, find_size())
     heat, sides = run_finder(square)
     if mirrored:
-        mirror_heat, mirror_sides = run_finder(_mirror(square))
+        mirror_heat, mirror_sides = run_finder(mirrored_input(square))
         heat, sides = (heat + mirror_heat[:, ::-1]) / 2, (sides + mirror_sides[:, ::-1]) / 2
     return heat, sides, FIND_STRIDE / fit.scale
 
 
-def _mirror(square: np.ndarray) -> np.ndarray:
+def mirrored_input(square: np.ndarray) -> np.ndarray:
     """Mirror the finder's input left to right, shifted so its cells mirror onto whole cells
-    (cell j covers pixels from FIND_STRIDE * j, so plain mirroring lands between cells)."""
+    (cell j covers pixels from FIND_STRIDE * j, so plain mirroring lands between cells;
+    the finder's input side is a multiple of FIND_STRIDE)."""
     shift = FIND_STRIDE - 1
     out = np.full_like(square, 128)
     out[:, : square.shape[1] - shift] = square[:, ::-1][:, shift:]
