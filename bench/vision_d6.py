@@ -209,11 +209,11 @@ def main() -> None:
     if args.models:
         use_models(args.models)
     settings = overrides(args.set)
-    read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
     print(HEADER)
-    if args.cv:
+    if args.cv:  # loads each fold's nets itself
         cross_validate(args.cv, settings, args.breakdown)
         return
+    read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
     for name in ("test", "dev", "synth", "devval"):
         if args.only == name or (args.only is None and name != "devval"):
             items = synthetic(args.synth) if name == "synth" else real(name, args.fold)
