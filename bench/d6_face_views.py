@@ -67,7 +67,7 @@ def views(sizes: set[int], fold: str) -> tuple[dict[int, np.ndarray], np.ndarray
 
 def probabilities(model: Path, blobs: dict[int, np.ndarray]) -> np.ndarray:
     """Return one reader's (N * VIEWS, 7) probabilities."""
-    size = int(nets._load(model).get_inputs()[0].shape[2])
+    size = int(nets.load_session(model).get_inputs()[0].shape[2])
     return nets.reader_probabilities(model, blobs[size])
 
 
@@ -102,7 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.finder:
         vision_d6.use_models(args.finder.parent)
-    sizes = {int(nets._load(m).get_inputs()[0].shape[2]) for m in args.faces}
+    sizes = {int(nets.load_session(m).get_inputs()[0].shape[2]) for m in args.faces}
     blobs, faces = views(sizes, args.fold)
     probs = {m: probabilities(m, blobs) for m in args.faces}
     print(f"{len(faces)} dice of fold {args.fold}, {VIEWS} views each")

@@ -2,6 +2,7 @@
 
 Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout FOLD]
        [--out DIR] [--threads N] [--find-size N] [--paste SHARE] [--synth N] [--float]
+       [--kinds d6|all]
 Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the face
 readers d6_faces_1.onnx, d6_faces_2.onnx (the first look's pair) and d6_faces_3.onnx (asked
 too for unsure dice), or into --out DIR; the face readers are made int8 on the photos they
@@ -74,11 +75,16 @@ def labelled_photos(held_out: list[str]) -> list[Photo]:
     return out
 
 
-def synth_photos(count: int, seed: int) -> list[Photo]:
+ALL_KINDS = TraySpec(count=(1, 20), kinds=("d6", "d6", "d8", "d10", "d10-tens", "d12", "d20"),
+                     numeral_d6=0.3, floors=("grey", "grey", "dark", "felt", "wood"))
+"""`--kinds all`: synthetic trays of every kind on every floor, for a finder of every die."""
+
+
+def synth_photos(count: int, seed: int, spec: TraySpec | None = None) -> list[Photo]:
     """Render synthetic trays in the same form as dev photos."""
     out = []
     for s in range(seed, seed + count):
-        tray = render_tray(s, TraySpec())
+        tray = render_tray(s, spec or TraySpec())
         h, w = tray.image.shape[:2]
         boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
         out.append((tray.image, (boxes[:, :2] + boxes[:, 2:]) / 2,
@@ -334,6 +340,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--find-size", type=int, default=FIND_SIZE, help="finder input side")
     parser.add_argument("--face-width", type=float, default=1.0, help="face net width factor")
     parser.add_argument("--seed", type=int, default=4)
+    parser.add_argument("--kinds", choices=["d6", "all"], default="d6",
+                        help="synthetic trays of pip d6, or of every kind on every floor")
     parser.add_argument("--float", action="store_true",
                         help="keep the face readers float (d6_quantize.py makes them int8 later)")
     args = parser.parse_args()
@@ -356,7 +364,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     real = labelled_photos(args.holdout)
-    photos = Photos(real, synth_photos(args.synth, SYNTH_SEED), args.real_share, args.paste,
+    spec = ALL_KINDS if args.kinds == "all" else None
+    photos = Photos(real, synth_photos(args.synth, SYNTH_SEED, spec), args.real_share, args.paste,
                     cut_dice(real))
     print(f"{len(photos.real)} real and {len(photos.synth)} synthetic photos", flush=True)
     MODELS.mkdir(parents=True, exist_ok=True)

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import statistics
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -28,8 +26,9 @@ from tidetower.vision.d6 import nets
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.score import (
     FOLDS,
-    ImageScore,
+    HEADER,
     Label,
+    Tally,
     fold_of,
     load_labels,
     score,
@@ -40,65 +39,6 @@ from tidetower.vision.synth import render_tray
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "d6-tray"
 SYNTH_SEED = 1_000_000
 """Benchmark trays use seeds from here on, apart from those the nets were trained on."""
-
-
-@dataclass
-class Tally:
-    """Running totals over a set of images."""
-
-    images: int = 0
-    dice: int = 0
-    right: int = 0
-    unreadable: int = 0
-    false_positives: int = 0
-    spurious_unreadable: int = 0
-    all_right: int = 0
-    wrong: int = 0
-    missed: int = 0
-    ms: list[float] = field(default_factory=list)
-
-    def add(self, s: ImageScore, ms: float) -> None:
-        """Count one scored image."""
-        self.images += 1
-        self.dice += s.labelled
-        self.right += s.right
-        self.unreadable += s.unreadable_on_die
-        self.false_positives += s.false_positives
-        self.spurious_unreadable += s.spurious_unreadable
-        self.all_right += s.all_right
-        self.wrong += s.wrong_value
-        self.missed += s.missed
-        self.ms.append(ms)
-
-    def absorb(self, other: Tally) -> None:
-        """Add another set's totals to these (pooling cross-validation folds)."""
-        for name in (f.name for f in dataclasses.fields(self)):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-
-    def counts(self) -> str:
-        """Return the raw counts behind the row: where every die that was not right went."""
-        return (
-            f"right {self.right} / {self.dice}, wrong value {self.wrong}, unreadable "
-            f"{self.unreadable}, missed {self.missed}, false positives {self.false_positives}, "
-            f"stray unreadable {self.spurious_unreadable}, photos all right {self.all_right}"
-        )
-
-    def row(self, name: str) -> str:
-        """Return one Markdown table row."""
-        d, n = max(self.dice, 1), max(self.images, 1)
-        return (
-            f"| {name} | {self.images} | {self.dice} | {100 * self.right / d:.1f} % "
-            f"| {100 * self.all_right / n:.1f} % | {100 * self.unreadable / d:.1f} % "
-            f"| {100 * self.false_positives / n:.1f} | {100 * self.spurious_unreadable / n:.1f} "
-            f"| {statistics.median(self.ms) if self.ms else 0:.1f} |"
-        )
-
-
-HEADER = (
-    "| set | images | dice | per-die right | images all right | unreadable "
-    "| false pos. /100 img | stray unreadable /100 img | median ms |\n"
-    "|---|---|---|---|---|---|---|---|---|"
-)
 
 
 def run(items: Iterable[tuple[object, tuple[Label, ...]]], settings: ReaderSettings) -> Tally:

@@ -20,10 +20,11 @@ from typing import Literal
 
 import numpy as np
 
-from tidetower.engine.dice import Die, DieError, DieKind, Roll
+from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import RollRecord, RuleError, Side
 from tidetower.engine.table import Table
 from tidetower.firmware.devices import TowerDevices, TowerState
+from tidetower.firmware.rolls import entered_face, roll_of
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.vision.reading import DieRead, Reading
 from tidetower.vision.settle import SettleWatch
@@ -140,7 +141,7 @@ class ReadLoop:
         if not 0 <= index < len(reading.unreadable):
             raise RuleError(f"unreadable die {index} does not exist: "
                             f"there are {len(reading.unreadable)}")
-        Die(DieKind.parse(die), value)  # refuse an impossible face before changing anything
+        value = entered_face(die, value)  # refuse an impossible face before changing anything
         entered = DieRead(die, value, reading.unreadable[index].box, 1.0)
         rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
         completed = Reading((*reading.dice, entered), rest, reading.ms)
@@ -299,11 +300,10 @@ class ReadLoop:
             self._record(reading)
 
     def _record(self, reading: Reading) -> None:
-        roll = Roll(tuple(Die(DieKind.parse(d.die), d.value) for d in reading.dice))
         for announce in list(self.before_record):
             announce(reading)
         try:
-            record = self._record_roll(roll, reading)
+            record = self._record_roll(roll_of(reading), reading)
         except (RuleError, DieError) as error:
             self._needs_attention("refused", f"the rules refuse this roll: {error}", reading)
             return

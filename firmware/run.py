@@ -38,12 +38,15 @@ STATE_LINES = {
 
 def roll_line(record: RollRecord, reading: Reading, tower: Tower) -> dict[str, Any]:
     """One roll as a JSON-ready line: dice read, outcome, and the bar after it."""
-    return {
+    line: dict[str, Any] = {
         "roll": record.id, "seq": record.seq, "system": record.system,
         "dice": [d.to_dict() for d in reading.dice],
         "outcome": dump(record.outcome),
         "tide": dump(tower.table.bar()),
     }
+    if reading.combined:
+        line["combined"] = [c.to_dict() for c in reading.combined]
+    return line
 
 
 def _print_roll(record: RollRecord, reading: Reading, tower: Tower, as_json: bool) -> None:
@@ -51,6 +54,7 @@ def _print_roll(record: RollRecord, reading: Reading, tower: Tower, as_json: boo
         click.echo(json.dumps(roll_line(record, reading, tower)))
         return
     faces = " ".join(f"{d.die}={d.value}" for d in reading.dice)
+    faces += "".join(f" (d100={c.value})" for c in reading.combined)
     click.echo(f"\n{record.id}  {faces}\n  {record.outcome.summary}")
     click.echo(render_bar(tower.table.bar()))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from gpiozero.pins.mock import MockFactory, MockPin
 
-from tidetower.engine.rules import RollContext, RuleError
+from tidetower.engine.rules import RollContext, RuleError, Side
 from tidetower.firmware.devices import TowerState
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.vision.sources.simulated import SimulatedSource
@@ -22,6 +22,10 @@ class SimulatedTable:
         self.loop, self.source, self.table = loop, source, loop.table
         self.rng = np.random.default_rng(seed + 1)
         self.hand_chance = hand_chance
+        self.tiers: tuple[str, ...] = ("d6", "d6", "d8", "d12")
+        """The Tide pool's tier is drawn from these for each throw."""
+        self.omen = True
+        """Tide throws carry the d20 Omen."""
         self.thrown: list[tuple[SynthDie, ...]] = []
         self.hands_in_empty_tray = 0
         self.gm_fixes = 0
@@ -57,10 +61,27 @@ class SimulatedTable:
             self.source.wait(3)
             return
         self._declare()
-        self.thrown.append(self.source.throw())
+        self.thrown.append(self.source.throw(dice=self._throw_kinds()))
+
+    def _throw_kinds(self) -> tuple[str, ...]:
+        """What a player throws for the table's system: a Tide pool of one tier with the d20
+        Omen, a graded-d100's tens and units d10; elsewhere pip d6, as many as it likes."""
+        system = self.table.state.system
+        if system == "tide":
+            tier = str(self.rng.choice(self.tiers))
+            return (tier,) * int(self.rng.integers(2, 6)) + (("d20",) if self.omen else ())
+        if system == "graded-d100":
+            return ("d10-tens", "d10")
+        return ()
 
     def _declare(self) -> None:
-        """Tide tables: alternate an opening throw for A and B's reply, both Tide-linked."""
+        """Tide tables: alternate an opening throw for A and B's reply, both Tide-linked;
+        graded-d100 tables: the sides take turns to attack."""
+        if self.table.state.system == "graded-d100":
+            side: Side = "a" if len(self.table.state.history) % 2 == 0 else "b"
+            self.table.declare(RollContext(actor=f"Side {side.upper()}", side=side,
+                                           mode="attack"))
+            return
         if self.table.state.system != "tide":
             return
         if self.table.bar().routed is not None:

@@ -70,27 +70,38 @@ function unreadableItem(unread, position, attention) {
   const kind = document.createElement("select");
   kind.className = "kind";
   kind.setAttribute("aria-label", `kind of die #${unread.index}`);
-  for (const name of ["d6", "d4", "d8", "d10", "d12", "d20", "d100"]) kind.add(new Option(name, name));
-  kind.value = likelyKind(attention);
+  for (const name of ["d6", "d4", "d8", "d10", "d10-tens", "d12", "d20", "d100"]) kind.add(new Option(name, name));
+  kind.value = unread.kind || likelyKind(attention);
   const faces = document.createElement("div");
   faces.className = "faces";
-  const drawFaces = () => faces.replaceChildren(...facePicker(unread.index, kind.value, attention));
+  const guesses = () => (kind.value === unread.kind ? unread.faces || [] : []);
+  const drawFaces = () => faces.replaceChildren(...facePicker(unread.index, kind.value, attention, guesses()));
   kind.addEventListener("change", drawFaces);
   drawFaces();
   item.append(title, kind, faces);
   return item;
 }
 
-function facePicker(index, kind, attention) {
+// The faces a kind shows: a units d10 0..9, a tens d10 00..90; null for a d100 (typed in).
+function faceValues(kind) {
+  if (kind === "d10") return Array.from({ length: 10 }, (_, i) => i);
+  if (kind === "d10-tens") return Array.from({ length: 10 }, (_, i) => i * 10);
   const sides = Number(kind.slice(1));
-  if (sides > 20) return [faceInput(index, kind, attention)];
+  return sides > 20 ? null : Array.from({ length: sides }, (_, i) => i + 1);
+}
+
+// One button per face, the camera's own guesses first.
+function facePicker(index, kind, attention, guesses) {
+  const values = faceValues(kind);
+  if (!values) return [faceInput(index, kind, attention)];
   const buttons = [];
-  for (let value = 1; value <= sides; value++) {
+  const ordered = [...guesses.filter((v) => values.includes(v)), ...values.filter((v) => !guesses.includes(v))];
+  for (const value of ordered) {
     const button = document.createElement("button");
     button.type = "button";
-    button.className = "face";
+    button.className = guesses.includes(value) ? "face guess" : "face";
     button.dataset.face = value;
-    button.textContent = value;
+    button.textContent = kind === "d10-tens" ? String(value).padStart(2, "0") : value;
     button.setAttribute("aria-label", `die #${index} shows ${value}`);
     button.addEventListener("click", () => fixDie(index, kind, value, attention));
     buttons.push(button);

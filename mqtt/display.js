@@ -148,8 +148,16 @@ function showRoll(event) {
 
 const SHAPES = {
   d4: "50,6 94,88 6,88", d8: "50,4 94,50 50,96 6,50", d10: "50,4 92,42 50,96 8,42",
+  "d10-tens": "50,4 92,42 50,96 8,42",
   d12: "50,4 95,37 78,92 22,92 5,37", d20: "50,3 92,27 92,73 50,97 8,73 8,27",
 };
+const FILLS = { d4: "#3f8f5a", d8: "#3c6fb0", d10: "#b04f8f", "d10-tens": "#2f8f9f",
+  d12: "#b08a2f", d20: "#b03c3c", d100: "#7a4fb0", d6: "#c0602f" };
+
+// What a die's face says: a tens d10 prints two digits (00..90).
+function faceText(die) {
+  return die.kind === "d10-tens" ? String(die.value).padStart(2, "0") : String(die.value);
+}
 const PIPS = { 1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [72, 72]],
   4: [[28, 28], [72, 28], [28, 72], [72, 72]], 5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
   6: [[28, 25], [72, 25], [28, 50], [72, 50], [28, 75], [72, 75]] };
@@ -161,8 +169,10 @@ function dieFace(die, index) {
     for (const [x, y] of PIPS[die.value] || []) svg.push(`<circle cx="${x}" cy="${y}" r="8" fill="#222"/>`);
   } else {
     const shape = SHAPES[die.kind];
-    svg.push(shape ? `<polygon points="${shape}" fill="#3c6fb0"/>` : '<circle cx="50" cy="50" r="45" fill="#7a4fb0"/>');
-    svg.push(`<text x="50" y="62" font-size="32" text-anchor="middle" fill="#fff" font-weight="700">${die.value}</text>`);
+    const fill = FILLS[die.kind] || "#7a4fb0";
+    svg.push(shape ? `<polygon points="${shape}" fill="${fill}"/>` : `<circle cx="50" cy="50" r="45" fill="${fill}"/>`);
+    const size = faceText(die).length > 2 ? 26 : 32;
+    svg.push(`<text x="50" y="62" font-size="${size}" text-anchor="middle" fill="#fff" font-weight="700">${faceText(die)}</text>`);
   }
   svg.push("</svg>");
   const box = document.createElement("div");

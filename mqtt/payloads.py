@@ -13,7 +13,9 @@ SCHEMA_VERSION = 1
 
 Side = Literal["a", "b"]
 Phase = Literal["new", "result", "undone"]
-DieName = Literal["d4", "d6", "d8", "d10", "d12", "d20", "d100"]
+DieName = Literal["d4", "d6", "d8", "d10", "d10-tens", "d12", "d20", "d100"]
+"""Die kinds on the wire: the camera's (a units "d10" shows 0..9, "d10-tens" 00..90) and
+the rules' (a "d10" on its own shows 1..10; a tens and a units d10 together are a "d100")."""
 
 
 class _Wire(BaseModel):
@@ -147,6 +149,8 @@ class UnreadableBody(BaseModel):
     index: int = Field(ge=0, description="the `index` cmd/die takes to enter this die")
     box: list[float] | None = Field(None, description="normalised x0, y0, x1, y1 (0..1)")
     reason: str
+    kind: DieName | None = Field(None, description="its kind, when the camera is sure of it")
+    faces: list[int] = Field([], description="the faces the camera hesitated between")
 
 
 class AttentionBody(BaseModel):

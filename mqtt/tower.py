@@ -32,6 +32,10 @@ class UnreadDie(Protocol):
     def box(self) -> Sequence[float]: ...
     @property
     def reason(self) -> str: ...
+    @property
+    def die(self) -> str | None: ...
+    @property
+    def faces(self) -> Sequence[int]: ...
 
 
 class TrayReading(Protocol):
@@ -80,11 +84,17 @@ def attention_body(attention: LoopAttention | None) -> dict[str, Any] | None:
     seen = reading.dice if reading is not None else ()
     return {
         "kind": attention.kind, "reason": attention.reason,
-        "unreadable": [{"index": i, "box": _box(u.box), "reason": u.reason}
-                       for i, u in enumerate(unread)],
+        "unreadable": [_unread(i, u) for i, u in enumerate(unread)],
         "dice": [{"kind": d.die, "value": d.value, "box": _box(d.box),
                   "confidence": round(float(d.confidence), 4)} for d in seen],
     }
+
+
+def _unread(index: int, die: UnreadDie) -> dict[str, Any]:
+    """An unreadable die for `attention`: its kind (or None) and the faces the camera
+    hesitated between (or none)."""
+    return {"index": index, "box": _box(die.box), "reason": die.reason, "kind": die.die,
+            "faces": list(die.faces)}
 
 
 def tower_payload(state: str, attention: Mapping[str, Any] | None = None,

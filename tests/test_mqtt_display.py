@@ -142,3 +142,42 @@ def test_the_gm_fixes_an_unreadable_die_from_the_page(
         publisher.tower_state("waiting-for-clear")
         expect(page.locator("#tower-state")).to_have_text("clear the tray")
         expect(panel).to_be_hidden()
+
+
+NUMERAL_ATTENTION = {
+    "kind": "unreadable", "reason": "1 die(s) could not be read: unsure: d20 6 or 9 (0.55)",
+    "unreadable": [{"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "unsure: d20 6 or 9",
+                    "kind": "d20", "faces": [6, 9]}],
+    "dice": [{"kind": "d8", "value": 3, "confidence": 0.97, "box": [0.1, 0.1, 0.2, 0.24]}]}
+
+
+def test_the_page_draws_each_kind_and_offers_the_readers_guesses_first(
+        mosquitto: Mosquitto, tmp_path: Path, page: Page) -> None:
+    settings = mosquitto.settings()
+    tray: TowerControls = Tray()
+    with TablePublisher(Table(tmp_path / "s.db"), settings, tray) as publisher, \
+            DisplayServer(settings, port=free_port()) as server:
+        page.goto(server.url)
+        expect(page.locator("#tower")).to_have_text("tower online")
+        publisher.roll_seen([{"die": "d10-tens", "value": 0, "confidence": 0.9},
+                             {"die": "d10", "value": 7, "confidence": 0.9},
+                             {"die": "d20", "value": 17, "confidence": 0.9}])
+        expect(page.locator("#dice .die")).to_have_count(3)
+        expect(page.locator("#dice .die[data-kind=d10-tens] text")).to_have_text("00")
+        expect(page.locator("#dice .die[data-kind=d10] text")).to_have_text("7")
+        expect(page.locator("#dice .die[data-kind=d20] polygon")).to_have_count(1)
+        publisher.tower_state("needs-attention", NUMERAL_ATTENTION)
+        item = page.locator("#attention-panel .unreadable")
+        expect(item.locator("select.kind")).to_have_value("d20")
+        faces = item.locator("button.face")
+        expect(faces).to_have_count(20)
+        expect(faces.nth(0)).to_have_text("6")
+        expect(faces.nth(1)).to_have_text("9")
+        expect(item.locator("button.face.guess")).to_have_count(2)
+        item.locator("select.kind").select_option("d10-tens")
+        expect(faces).to_have_count(10)
+        expect(faces.nth(0)).to_have_text("00")
+        item.locator("select.kind").select_option("d20")
+        faces.nth(1).click()
+        expect(page.locator("#attention-status")).to_have_text("die: done")
+        assert tray.calls == [("die", 0, "d20", 9)]  # type: ignore[attr-defined]

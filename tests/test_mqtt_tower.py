@@ -19,13 +19,14 @@ from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import attention_body
 from tidetower.vision.reading import DieRead, Reading, Unreadable
 
-# Two d6 read, two the camera could not read: what the loop holds in needs-attention.
+# Two d6 read, three the camera could not read: what the loop holds in needs-attention.
 READING = Reading(
     dice=(DieRead("d6", 4, (0.1, 0.1, 0.2, 0.24), 0.97),
           DieRead("d6", 2, (0.5, 0.2, 0.6, 0.34), 0.91)),
     unreadable=(Unreadable((0.3, 0.6, 0.4, 0.74), "face blurred"),
-                Unreadable((0.7, 0.5, 0.8, 0.64), "dice touching")))
-UNREADABLE = Attention("unreadable", "2 die(s) could not be read", READING)
+                Unreadable((0.7, 0.5, 0.8, 0.64), "dice touching"),
+                Unreadable((0.5, 0.5, 0.6, 0.6), "unsure: d20 6 or 9", "d20", (6, 9))))
+UNREADABLE = Attention("unreadable", "3 die(s) could not be read", READING)
 
 
 class Loop:
@@ -48,8 +49,12 @@ def test_attention_body_from_the_loops_own_objects() -> None:
     body = attention_body(UNREADABLE)
     assert body is not None and attention_body(None) is None
     assert body["unreadable"] == [
-        {"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "face blurred"},
-        {"index": 1, "box": [0.7, 0.5, 0.8, 0.64], "reason": "dice touching"}]
+        {"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "face blurred", "kind": None,
+         "faces": []},
+        {"index": 1, "box": [0.7, 0.5, 0.8, 0.64], "reason": "dice touching", "kind": None,
+         "faces": []},
+        {"index": 2, "box": [0.5, 0.5, 0.6, 0.6], "reason": "unsure: d20 6 or 9", "kind": "d20",
+         "faces": [6, 9]}]
     assert body["dice"][0] == {"kind": "d6", "value": 4, "box": [0.1, 0.1, 0.2, 0.24],
                                "confidence": 0.97}
     blocked = attention_body(Attention("blocked", "a die is stuck"))

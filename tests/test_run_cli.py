@@ -31,7 +31,10 @@ def test_sim_prints_one_json_line_per_roll_and_repeats_with_a_seed(tmp_path: Pat
     rolls = _rolls(first.output)
     assert [r["seq"] for r in rolls] == [1, 2, 3, 4]
     for roll in rolls:
-        assert roll["dice"] and all(d["die"] == "d6" for d in roll["dice"])
+        kinds = [d["die"] for d in roll["dice"]]
+        assert kinds.count("d20") <= 1  # the Omen, thrown with a pool of one tier
+        pool = {k for k in kinds if k != "d20"}
+        assert len(pool) == 1 and pool <= {"d6", "d8", "d12"}, kinds
         assert {"summary", "facts", "motions"} <= set(roll["outcome"])
         assert 0 <= roll["tide"]["position"] <= roll["tide"]["high"]
     again = _rolls(runner.invoke(main, [*args, "--store", str(tmp_path / "b.db")]).output)
@@ -41,6 +44,33 @@ def test_sim_prints_one_json_line_per_roll_and_repeats_with_a_seed(tmp_path: Pat
 def _story(roll: dict) -> tuple:  # type: ignore[type-arg]
     """What a repeat must reproduce (roll ids name the session, which is new each time)."""
     return roll["dice"], roll["outcome"]["summary"], roll["tide"]
+
+
+def test_sim_tide_omens_read_by_the_camera_move_the_bar(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "30", "--json", "--fast",
+                                       "--no-mqtt", "--seed", "3",
+                                       "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 0, result.output
+    rolls = _rolls(result.output)
+    with_omen = [r for r in rolls if any(d["die"] == "d20" for d in r["dice"])]
+    assert len(with_omen) >= 25
+    causes = [m["cause"] for r in rolls for m in r["outcome"]["motions"]]
+    assert any(c.startswith("omen") for c in causes), causes
+
+
+def test_sim_graded_d100_reads_the_tens_and_units_pair(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "6", "--json", "--fast",
+                                       "--no-mqtt", "--system", "graded-d100",
+                                       "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 0, result.output
+    rolls = _rolls(result.output)
+    assert len(rolls) == 6
+    for roll in rolls:
+        assert sorted(d["die"] for d in roll["dice"]) == ["d10", "d10-tens"]
+        (pair,) = roll["combined"]
+        tens, units = (roll["dice"][i]["value"] for i in pair["dice"])
+        assert pair["value"] == (tens + units or 100)
+        assert roll["outcome"]["facts"]["roll"] == pair["value"]
 
 
 def test_sim_draws_the_bar_for_people(tmp_path: Path) -> None:

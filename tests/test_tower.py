@@ -97,6 +97,7 @@ def _run_table(tmp_path: Path, seed: int, rolls: int, sensor: bool) -> Tower:
     tower = Tower(config, sim_seed=seed)
     assert tower.sim is not None
     tower.sim.hand_chance = 0.3
+    tower.sim.tiers, tower.sim.omen = ("d6",), False  # the read loop's own test: pip d6
     reads: list[int] = []
     tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
     for _ in range(rolls * 80):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from tidetower.vision.kinds import face_text
 from tidetower.vision.reading import Box, Reading
 
 READ_COLOUR = (40, 200, 40)
@@ -37,7 +38,9 @@ def annotate(image: np.ndarray, reading: Reading) -> np.ndarray:
     for die in reading.dice:
         x0, y0, x1, y1 = _pixels(die.box, w, h)
         cv2.rectangle(out, (x0, y0), (x1, y1), READ_COLOUR, thick)
-        _label(out, f"{die.value} {die.confidence:.2f}", x0, y0, READ_COLOUR)
+        name = "" if die.die == "d6" else f"{die.die} "
+        _label(out, f"{name}{face_text(die.die, die.value)} {die.confidence:.2f}", x0, y0,
+               READ_COLOUR)
     for item in reading.unreadable:
         x0, y0, x1, y1 = _pixels(item.box, w, h)
         cv2.rectangle(out, (x0, y0), (x1, y1), UNREADABLE_COLOUR, thick)

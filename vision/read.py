@@ -8,9 +8,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tidetower.vision.d6.decide import decide
-from tidetower.vision.d6.find import find_dice
-from tidetower.vision.reading import Reading
+from tidetower.vision.colours import body_colour, colour_name
+from tidetower.vision.d6.decide import Verdict, split, verdicts
+from tidetower.vision.d6.find import Candidate, find_dice
+from tidetower.vision.numerals.decide import as_taught, judge_numeral, read_numerals
+from tidetower.vision.numerals.profile import load_profile
+from tidetower.vision.reading import DieRead, Reading, SetAside
 from tidetower.vision.settings import Calibration, ReaderSettings
 
 __all__ = ["Calibration", "ImageError", "ReaderSettings", "load_image", "read_dice"]
@@ -86,8 +89,49 @@ def read_dice(
     work = to_work_size(bgr, settings.work_size)
     floor = _calibrated_floor(calibration, work)
     candidates = find_dice(work, settings, calibration.tray if calibration else None, floor)
-    dice, unreadable = decide(work, candidates, settings)
-    return Reading(dice, unreadable, (time.perf_counter() - start) * 1000)
+    dice, unreadable = split(judge(work, candidates, settings))
+    if settings.close_up and not dice and not unreadable:
+        dice, unreadable = split(judge(work, [close_up(work)], settings))
+    dice, aside = pinned(work, dice, settings.pins)
+    return Reading(dice, unreadable, (time.perf_counter() - start) * 1000, aside)
+
+
+def pinned(work: np.ndarray, dice: tuple[DieRead, ...], pins: dict[str, str]
+           ) -> tuple[tuple[DieRead, ...], tuple[SetAside, ...]]:
+    """Split the dice into those that count and those of a pinned kind in another colour."""
+    if not pins:
+        return dice, ()
+    kept, aside = [], []
+    for die in dice:
+        want = pins.get(die.die)
+        seen = colour_name(body_colour(work, die.box)) if want else None
+        if want is None or seen == want:
+            kept.append(die)
+        else:
+            aside.append(SetAside(die, f"a {seen} {die.die}: only the {want} one counts here"))
+    return tuple(kept), tuple(aside)
+
+
+def close_up(work: np.ndarray) -> Candidate:
+    """Return the whole photo as one die: a close-up, the die filling most of the frame."""
+    h, w = work.shape[:2]
+    return Candidate(w / 2, h / 2, min(w, h) * 0.8, 1.0)
+
+
+def judge(work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings) -> list[Verdict]:
+    """Judge every candidate: the d6 reader's pips, then its kind and numerals, if read."""
+    found = verdicts(work, candidates, settings)
+    if not settings.numerals or not candidates:
+        return found
+    net = read_numerals(work, candidates, settings)
+    size = (work.shape[1], work.shape[0])
+    judged = [judge_numeral(c, row, d6, size, settings)
+              for c, row, d6 in zip(candidates, net.probs, found, strict=True)]
+    if settings.profile is None:
+        return judged
+    taught = load_profile(settings.profile).match(net.embeddings)
+    return [as_taught(c, match, verdict, size)
+            for c, match, verdict in zip(candidates, taught, judged, strict=True)]
 
 
 def _calibrated_floor(calibration: Calibration | None, work: np.ndarray) -> np.ndarray | None:

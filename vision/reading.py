@@ -39,10 +39,65 @@ class Unreadable:
 
     box: Box
     reason: str
+    die: str | None = None
+    """Its kind, when the reader is sure of that much."""
+    faces: tuple[int, ...] = ()
+    """The faces the reader hesitated between, likeliest first."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the CLI-contract form of this unreadable die."""
-        return {"box": _rounded(self.box), "reason": self.reason}
+        out: dict[str, Any] = {"box": _rounded(self.box), "reason": self.reason}
+        if self.die is not None:
+            out["die"] = self.die
+        if self.faces:
+            out["faces"] = list(self.faces)
+        return out
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A die read but left out of the roll: a pinned kind in another colour than the pin's."""
+
+    die: DieRead
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the CLI-contract form: the die, and why it does not count."""
+        return {**self.die.to_dict(), "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Combined:
+    """Two dice read as one: a tens d10 and a units d10 make a d100 (00 and 0 is 100)."""
+
+    die: str
+    value: int
+    dice: tuple[int, int]
+    """Indices into the reading's dice: the tens die, then the units die."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the CLI-contract form of the combined die."""
+        return {"die": self.die, "value": self.value, "dice": list(self.dice)}
+
+
+def pair_d100(dice: tuple[DieRead, ...]) -> tuple[Combined, ...]:
+    """Pair each tens d10 with the nearest units d10 not yet taken: one d100 per pair."""
+    tens = [i for i, d in enumerate(dice) if d.die == "d10-tens"]
+    units = [i for i, d in enumerate(dice) if d.die == "d10"]
+    out = []
+    for t in tens:
+        if not units:
+            break
+        u = min(units, key=lambda i: _gap(dice[t].box, dice[i].box))
+        units.remove(u)
+        value = dice[t].value + dice[u].value
+        out.append(Combined("d100", value or 100, (t, u)))
+    return tuple(out)
+
+
+def _gap(a: Box, b: Box) -> float:
+    """Return the squared distance between two boxes' centres."""
+    return ((a[0] + a[2]) - (b[0] + b[2])) ** 2 + ((a[1] + a[3]) - (b[1] + b[3])) ** 2
 
 
 @dataclass(frozen=True)
@@ -52,14 +107,27 @@ class Reading:
     dice: tuple[DieRead, ...] = ()
     unreadable: tuple[Unreadable, ...] = ()
     ms: float = 0.0
+    set_aside: tuple[SetAside, ...] = ()
+    """Dice read but not counted (colour pins), listed so nobody wonders where they went."""
+
+    @property
+    def combined(self) -> tuple[Combined, ...]:
+        """Return the dice read together: each tens d10 paired with a units d10 as a d100."""
+        return pair_d100(self.dice)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the CLI-contract form (without the image path)."""
-        return {
+        out: dict[str, Any] = {
             "dice": [d.to_dict() for d in self.dice],
             "unreadable": [u.to_dict() for u in self.unreadable],
-            "ms": round(self.ms, 2),
         }
+        combined = self.combined
+        if combined:
+            out["combined"] = [c.to_dict() for c in combined]
+        if self.set_aside:
+            out["set_aside"] = [a.to_dict() for a in self.set_aside]
+        out["ms"] = round(self.ms, 2)
+        return out
 
     def to_json(self, image: str | None = None) -> dict[str, Any]:
         """Return the CLI-contract object, with the image path first when given."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tidetower.vision.reading import Box, Reading
@@ -43,6 +45,11 @@ class Label:
 
     value: int
     box: Box
+    die: str = "d6"
+
+
+LABEL_KINDS = {"d10-units": "d10"}
+"""Kind names some label sets use, in the reader's words."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,9 @@ def load_labels(folder: Path) -> list[LabelledImage]:
     return [
         LabelledImage(
             folder / item["file"],
-            tuple(Label(int(d["value"]), _box(d["box"])) for d in item["dice"]),
+            tuple(Label(int(d["value"]), _box(d["box"]),
+                        LABEL_KINDS.get(d.get("die", "d6"), d.get("die", "d6")))
+                  for d in item["dice"]),
         )
         for item in raw
     ]
@@ -103,6 +112,8 @@ class ImageScore:
     missed: int
     false_positives: int
     spurious_unreadable: int = 0
+    kind_right: int = 0
+    """Dice found (read or unreadable) whose kind was named right."""
 
     @property
     def all_right(self) -> bool:
@@ -127,15 +138,17 @@ def best_match(box: Box, labels: tuple[Label, ...], free: list[int]) -> int | No
 def score(reading: Reading, labels: tuple[Label, ...]) -> ImageScore:
     """Match reads to labels one to one, greedily by confidence, and count the outcomes."""
     free = list(range(len(labels)))
-    right = wrong = fp = 0
+    right = wrong = fp = kinds = 0
     for die in sorted(reading.dice, key=lambda d: -d.confidence):
         hit = best_match(die.box, labels, free)
         if hit is None:
             fp += 1
             continue
         free.remove(hit)
-        right += die.value == labels[hit].value
-        wrong += die.value != labels[hit].value
+        label = labels[hit]
+        kinds += die.die == label.die
+        right += (die.die, die.value) == (label.die, label.value)
+        wrong += (die.die, die.value) != (label.die, label.value)
     unreadable = spurious = 0
     for item in reading.unreadable:
         hit = best_match(item.box, labels, free)
@@ -143,5 +156,67 @@ def score(reading: Reading, labels: tuple[Label, ...]) -> ImageScore:
             spurious += 1
             continue
         free.remove(hit)
+        kinds += item.die == labels[hit].die
         unreadable += 1
-    return ImageScore(len(labels), right, wrong, unreadable, len(free), fp, spurious)
+    return ImageScore(len(labels), right, wrong, unreadable, len(free), fp, spurious, kinds)
+
+
+@dataclass
+class Tally:
+    """Running totals over a set of images."""
+
+    images: int = 0
+    dice: int = 0
+    right: int = 0
+    unreadable: int = 0
+    false_positives: int = 0
+    spurious_unreadable: int = 0
+    all_right: int = 0
+    wrong: int = 0
+    missed: int = 0
+    kind_right: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def add(self, s: ImageScore, ms: float) -> None:
+        """Count one scored image."""
+        self.images += 1
+        self.dice += s.labelled
+        self.right += s.right
+        self.unreadable += s.unreadable_on_die
+        self.false_positives += s.false_positives
+        self.spurious_unreadable += s.spurious_unreadable
+        self.all_right += s.all_right
+        self.wrong += s.wrong_value
+        self.missed += s.missed
+        self.kind_right += s.kind_right
+        self.ms.append(ms)
+
+    def absorb(self, other: Tally) -> None:
+        """Add another set's totals to these (pooling cross-validation folds)."""
+        for name in (f.name for f in dataclasses.fields(self)):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def counts(self) -> str:
+        """Return the raw counts behind the row: where every die that was not right went."""
+        return (
+            f"right {self.right} / {self.dice}, wrong value {self.wrong}, unreadable "
+            f"{self.unreadable}, missed {self.missed}, false positives {self.false_positives}, "
+            f"stray unreadable {self.spurious_unreadable}, photos all right {self.all_right}"
+        )
+
+    def row(self, name: str) -> str:
+        """Return one Markdown table row."""
+        d, n = max(self.dice, 1), max(self.images, 1)
+        return (
+            f"| {name} | {self.images} | {self.dice} | {100 * self.right / d:.1f} % "
+            f"| {100 * self.all_right / n:.1f} % | {100 * self.unreadable / d:.1f} % "
+            f"| {100 * self.false_positives / n:.1f} | {100 * self.spurious_unreadable / n:.1f} "
+            f"| {statistics.median(self.ms) if self.ms else 0:.1f} |"
+        )
+
+
+HEADER = (
+    "| set | images | dice | per-die right | images all right | unreadable "
+    "| false pos. /100 img | stray unreadable /100 img | median ms |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)

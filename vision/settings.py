@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 import numpy as np
 from pydantic import AfterValidator, ConfigDict, with_config
 
+from tidetower.vision.colours import COLOURS
 from tidetower.vision.d6.nets import face_models
+from tidetower.vision.kinds import KINDS
+
+
+def _known_pins(pins: dict[str, str]) -> dict[str, str]:
+    """Accept pins of known kinds to named colours only, naming the choices otherwise."""
+    for kind, colour in pins.items():
+        if kind not in KINDS:
+            raise ValueError(f"{kind!r} is not a die kind: expected one of {', '.join(KINDS)}")
+        if colour not in COLOURS:
+            raise ValueError(f"{colour!r} is not a colour: expected one of {', '.join(COLOURS)}")
+    return pins
 
 
 def _shipped_readers(count: int) -> int:
@@ -23,7 +35,7 @@ def _shipped_readers(count: int) -> int:
 @with_config(ConfigDict(extra="forbid"))  # a config's [camera.reader] with a typo is an error
 @dataclass(frozen=True)
 class ReaderSettings:
-    """Knobs of the d6 reader; defaults were chosen on the dev split only."""
+    """Knobs of the dice reader; defaults were chosen on the dev split and synthetic trays only."""
 
     work_size: int = 640
     """Photos are scaled so their longer side is this many pixels before reading."""
@@ -65,6 +77,22 @@ class ReaderSettings:
     """The first look asks this many face readers (0: all); a second look asks all of them."""
     edge_margin: float = 0.004
     """A box this close to the photo's edge (fraction) is a die half out of frame."""
+    numerals: bool = True
+    """Tell every die's kind and read numeral dice (d6, d8, d10, d10-tens, d12, d20) with the
+    numeral net; off, the reader reads pip d6 only, one net run per die cheaper."""
+    kind_min: float = 0.6
+    """A numeral die's kind must be this likely (its faces summed), else it is unreadable."""
+    numeral_min_confidence: float = 0.8
+    """Below this a numeral die's face is reported unreadable rather than guessed."""
+    close_up: bool = False
+    """A photo where no die is found is read once more as a close-up of one die filling
+    the frame (`tidetower read` does this; a tower's camera never takes close-ups)."""
+    pins: Annotated[dict[str, str], AfterValidator(_known_pins)] = field(default_factory=dict)
+    """Kinds pinned to one colour, e.g. {"d20": "white"} for a table with two d20 where the
+    white one is the Omen: a die of that kind in another colour is set aside, not read."""
+    profile: str | None = None
+    """A folder of the table's taught dice (`tidetower teach`): a die close to a taught face
+    reads as that face; others are read as without it."""
 
 
 @dataclass(frozen=True)

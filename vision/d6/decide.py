@@ -70,7 +70,7 @@ def _runner_up(p: np.ndarray, best: int) -> int:
     return int(np.argmax(faces)) + 1
 
 
-def _out_of_frame(c: Candidate, w: int, h: int, margin: float) -> bool:
+def out_of_frame(c: Candidate, w: int, h: int, margin: float) -> bool:
     """Return whether a die's box runs off the photo, so part of it cannot be seen."""
     half = c.side / 2
     m = margin * max(w, h)
@@ -87,24 +87,39 @@ def judge(
     box = c.box(w, h)
     # the face's probability given that this is a die, damped when the finder hesitated
     value, confidence = _value_and_confidence(c, p, settings)
-    if _out_of_frame(c, w, h, settings.edge_margin):
+    if out_of_frame(c, w, h, settings.edge_margin):
         return Unreadable(box, "half out of frame")
     if confidence >= settings.min_confidence:
         return DieRead("d6", value, box, round(min(confidence, 1.0), 4))
     if c.heat < settings.unreadable_heat:
         return None
-    return Unreadable(box, f"unsure: {value} or {_runner_up(p, value)} ({confidence:.2f})")
+    other = _runner_up(p, value)
+    return Unreadable(box, f"unsure: {value} or {other} ({confidence:.2f})", "d6", (value, other))
+
+
+Verdict = DieRead | Unreadable | None
+"""What became of one candidate: a die read, a die seen but unreadable, or no die."""
+
+
+def verdicts(work: np.ndarray, candidates: list[Candidate],
+             settings: ReaderSettings) -> list[Verdict]:
+    """Judge each candidate as a pip d6, in the candidates' order."""
+    h, w = work.shape[:2]
+    probs = face_probabilities(work, candidates, TURNS, settings.first_look_readers)
+    if settings.second_look:
+        probs = look_again(work, candidates, probs, settings)
+    return [judge(c, p, (w, h), settings) for c, p in zip(candidates, probs, strict=True)]
+
+
+def split(found: list[Verdict]) -> tuple[tuple[DieRead, ...], tuple[Unreadable, ...]]:
+    """Return the dice read and the dice unreadable among verdicts; non-dice are dropped."""
+    dice = tuple(v for v in found if isinstance(v, DieRead))
+    unreadable = tuple(v for v in found if isinstance(v, Unreadable))
+    return dice, unreadable
 
 
 def decide(
     work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
 ) -> tuple[tuple[DieRead, ...], tuple[Unreadable, ...]]:
     """Turn candidates into dice read and dice seen but unreadable; drop non-dice."""
-    h, w = work.shape[:2]
-    probs = face_probabilities(work, candidates, TURNS, settings.first_look_readers)
-    if settings.second_look:
-        probs = look_again(work, candidates, probs, settings)
-    verdicts = [judge(c, p, (w, h), settings) for c, p in zip(candidates, probs, strict=True)]
-    dice = tuple(v for v in verdicts if isinstance(v, DieRead))
-    unreadable = tuple(v for v in verdicts if isinstance(v, Unreadable))
-    return dice, unreadable
+    return split(verdicts(work, candidates, settings))

@@ -59,7 +59,7 @@ def face_crop(
 
 
 @cache
-def _load(path: Path) -> ort.InferenceSession:
+def load_session(path: Path) -> ort.InferenceSession:
     """Load an ONNX model once per process, on one CPU thread: the tower reads serially."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
@@ -79,7 +79,7 @@ def _face_models_in(folder: Path) -> tuple[Path, ...]:
     found = tuple(sorted(folder.glob("d6_faces*.onnx")))
     if not found:
         raise FileNotFoundError(f"no d6_faces*.onnx in {folder}")
-    shapes = {tuple(_load(path).get_inputs()[0].shape[1:]) for path in found}
+    shapes = {tuple(load_session(path).get_inputs()[0].shape[1:]) for path in found}
     if len(shapes) > 1:
         raise ValueError(f"face readers in {folder} expect different inputs: {sorted(shapes)}")
     return found
@@ -88,23 +88,23 @@ def _face_models_in(folder: Path) -> tuple[Path, ...]:
 def learned_from(path: Path) -> frozenset[str] | None:
     """Return the folds of real photos a model says it was trained on (its `trained_on`
     metadata), or None when it does not say: so a benchmark never calls a seen photo unseen."""
-    said = _load(path).get_modelmeta().custom_metadata_map.get("trained_on")
+    said = load_session(path).get_modelmeta().custom_metadata_map.get("trained_on")
     return None if said is None else frozenset(said.split(","))
 
 
 def find_size() -> int:
     """Return the side of the square, letterboxed image the shipped finder was trained on."""
-    return int(_load(MODELS / "d6_finder.onnx").get_inputs()[0].shape[2])
+    return int(load_session(MODELS / "d6_finder.onnx").get_inputs()[0].shape[2])
 
 
 def face_size() -> int:
     """Return the side of the square crop the shipped face readers were trained on."""
-    return int(_load(face_models()[0]).get_inputs()[0].shape[2])
+    return int(load_session(face_models()[0]).get_inputs()[0].shape[2])
 
 
 def _run(path: Path, blob: np.ndarray) -> np.ndarray:
     """Run one model on one input blob and return its first output."""
-    net = _load(path)
+    net = load_session(path)
     return np.asarray(net.run(None, {net.get_inputs()[0].name: blob})[0])
 
 

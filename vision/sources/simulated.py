@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -53,13 +53,14 @@ class SimulatedSource(FrameSource):
         """Simulated seconds: frames seen divided by the frame rate."""
         return self.frame_index / self.settings.fps
 
-    def throw(self, count: int | None = None) -> tuple[SynthDie, ...]:
-        """Schedule a throw: the beam breaks, dice tumble in and come to rest."""
+    def throw(self, count: int | None = None, dice: Sequence[str] = ()) -> tuple[SynthDie, ...]:
+        """Schedule a throw: the beam breaks, dice tumble in and come to rest. `dice` names
+        each die's kind ("d6" has pips); without it, `count` pip d6 (or a random count)."""
         low, high = self.settings.dice
-        count = count or int(self._rng.integers(low, high + 1))
+        count = len(dice) or count or int(self._rng.integers(low, high + 1))
         self.throws += 1
         tray = render_tray(self._seed * 7919 + self.throws, self._spec((count, count)),
-                           floor_seed=self._seed)
+                           floor_seed=self._seed, dice=dice)
         self._script.append(lambda: self._drop(True))
         self._script.append(lambda: self._drop(False))
         for step in range(self.settings.fall_frames):

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
+from tidetower.vision.kinds import face_values
 from tidetower.vision.reading import Box
 from tidetower.vision.synth.faces import FACE_PAINTERS, ONE, SHIFT, FaceStyle, paint_side
+from tidetower.vision.synth.looks import numeral_look, other_floor, throw_light
+from tidetower.vision.synth.numerals import Camera, NumeralLook, paint_die, pose_die
 
 Colour = tuple[int, int, int]
 Placed = tuple[float, float, float, float]
@@ -32,6 +36,13 @@ class TraySpec:
     side_pips: float = 0.8
     """Share of dice whose visible side faces show their pips, as real dice do."""
     kinds: tuple[str, ...] = ("d6",)
+    """Die kinds thrown: "d6" (pips unless `numeral_d6`), d8, d10, d10-tens, d12, d20."""
+    numeral_d6: float = 0.0
+    """Share of d6 that carry numerals instead of pips."""
+    floors: tuple[str, ...] = ("grey",)
+    """Tray floors drawn from: grey, dark (black felt), felt (any colour), wood."""
+    look: NumeralLook | None = None
+    """One make for every numeral die (a table's own set), instead of a random one each."""
     translucent: float = 0.3
     marbled: float = 0.25
     logo: float = 0.3
@@ -46,6 +57,8 @@ class SynthDie:
     die: str
     value: int
     box: Box
+    numerals: bool = False
+    """A d6 with numerals rather than pips."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +69,12 @@ class SynthTray:
     dice: tuple[SynthDie, ...]
 
 
-def _floor(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
-    """Return a grey tray floor lit unevenly, with a faint texture."""
+def _floor(rng: np.random.Generator, w: int, h: int,
+           floors: tuple[str, ...] = ("grey",)) -> np.ndarray:
+    """Return a tray floor lit unevenly, with a faint texture: grey unless `floors` says."""
+    kind = floors[int(rng.integers(len(floors)))] if len(floors) > 1 else floors[0]
+    if kind != "grey":
+        return other_floor(rng, w, h, kind)
     base = (rng.uniform(150, 225) * rng.uniform(0.96, 1.04, 3)).astype(np.float32)
     angle = rng.uniform(0, 2 * np.pi)
     strength = rng.uniform(0, 0.25)
@@ -213,28 +230,63 @@ def _paint_body(
 
 
 def render_tray(seed: int, spec: TraySpec | None = None,
-                floor_seed: int | None = None) -> SynthTray:
+                floor_seed: int | None = None, dice: Sequence[str] = (),
+                values: Sequence[int] = ()) -> SynthTray:
     """Render one tray photo from a seed: same seed, same photo and labels.
 
     `floor_seed` draws the empty tray from its own seed, so a simulated camera can throw
-    many different rolls into one and the same tray.
+    many different rolls into one and the same tray. `dice` names the kind of each die
+    thrown, in order ("d6" is a pip d6), instead of drawing them from `spec.kinds`, and
+    `values` what each shows (for a teaching set: every face once).
     """
     spec = spec or TraySpec()
+    if dice:
+        spec = replace(spec, count=(len(dice), len(dice)))
     rng = np.random.default_rng(seed)
     w, h = spec.size
     floor_rng = rng if floor_seed is None else np.random.default_rng(floor_seed)
-    canvas = _floor(floor_rng, w, h)
+    canvas = _floor(floor_rng, w, h, spec.floors)
     lean = rng.uniform(*spec.lean)
     truth: list[SynthDie] = []
-    for die in _place(rng, spec, lean):
-        kind = spec.kinds[int(rng.integers(len(spec.kinds)))]
-        value = int(rng.integers(1, 7))
+    camera = Camera(w / 2, h / 2, max(w, h) / lean)
+    for i, die in enumerate(_place(rng, spec, lean)):
+        kind = dice[i] if dice else spec.kinds[int(rng.integers(len(spec.kinds)))]
+        shows = values[i] if i < len(values) else None
+        if kind != "d6" or (spec.numeral_d6 > 0 and rng.random() < spec.numeral_d6):
+            truth.append(_numeral_die(rng, canvas, die, kind, camera, spec.look, shows))
+            continue
+        value = int(rng.integers(1, 7)) if shows is None else shows
         top, ink = _body(rng, canvas, die, spec, lean)
         style = FaceStyle((die[0], die[1]), die[2], die[3], ink, bool(rng.random() < spec.logo))
         FACE_PAINTERS[kind](canvas, style, value)
         _glare(rng, canvas, die)
         truth.append(SynthDie(kind, value, _label_box(top, die[2], w, h)))
     return SynthTray(_camera(rng, canvas, spec), tuple(truth))
+
+
+def _numeral_die(rng: np.random.Generator, canvas: np.ndarray, die: Placed, kind: str,
+                 camera: Camera, look: NumeralLook | None, shows: int | None) -> SynthDie:
+    """Paint a numeral die in 3D where a d6 of `die`'s side would lie; return its truth."""
+    x, y, side, _ = die
+    faces = face_values(kind)
+    value = faces[int(rng.integers(len(faces)))] if shows is None else shows
+    pose = pose_die(rng, kind, value, (x, y), side * 1.55, camera)
+    _shadow(canvas, pose.project(pose.world), camera, side)
+    outline = paint_die(canvas, pose, look or numeral_look(rng), throw_light(rng), rng)
+    h, w = canvas.shape[:2]
+    x0, y0 = outline.min(axis=0)
+    x1, y1 = outline.max(axis=0)
+    box = (max(0.0, x0 / w), max(0.0, y0 / h), min(1.0, x1 / w), min(1.0, y1 / h))
+    return SynthDie(kind, value, box, numerals=kind == "d6")
+
+
+def _shadow(canvas: np.ndarray, outline: np.ndarray, camera: Camera, side: float) -> None:
+    """Darken the floor under and beside a die, away from the light."""
+    hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2) + side * 0.06
+    view, corner = _roi(canvas, float(hull[:, 0].mean()), float(hull[:, 1].mean()), side * 1.6)
+    shade = np.zeros(view.shape[:2], np.float32)
+    _fill(shade[..., None], hull - corner, 0.45)
+    view *= 1.0 - cv2.GaussianBlur(shade, (0, 0), side * 0.08)[..., None]
 
 
 def _glare(rng: np.random.Generator, canvas: np.ndarray, die: Placed) -> None:

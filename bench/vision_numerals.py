@@ -1,0 +1,182 @@
+"""Benchmark the reader on numeral dice: real untaught dice, synthetic trays, speed, teach.
+
+Usage: python bench/vision_numerals.py [--only real|synth|speed|teach] [--synth N]
+       [--profile DIR] [--breakdown]
+Scoring is the d6 benchmark's (centre inside the label box or IoU >= 0.3, one to one), and a
+die is right only when both its kind and its value are. `real`: the photos of
+../shared/data/numerals-taught, which the numeral net never learned from, read with the
+calibration a tower would take of that tray (its empty-tray photo): untaught real dice of
+one maker. `synth`: trays of every kind from seeds no net trained on. `speed`: median
+reading time of 640x480 trays on one thread, with and without a profile. `teach`: a
+synthetic die set taught from one render per face, then read in new throws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tidetower.vision.calibrate import find_tray
+from tidetower.vision.kinds import face_values
+from tidetower.vision.numerals.teach import teach
+from tidetower.vision.read import load_image, read_dice
+from tidetower.vision.reading import Reading
+from tidetower.vision.score import HEADER, Label, Tally, best_match, load_labels, score
+from tidetower.vision.settings import Calibration, ReaderSettings
+from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.synth.numerals import NumeralLook
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "numerals-taught"
+SYNTH_SEED = 2_000_000
+"""Benchmark trays use seeds from here on, apart from every training seed."""
+BENCH_SPEC = TraySpec(size=(640, 480), count=(1, 8), side=(0.04, 0.08),
+                      kinds=("d6", "d8", "d10", "d10-tens", "d12", "d20"), numeral_d6=0.5,
+                      floors=("grey", "dark", "felt", "wood"))
+"""Trays of every kind, on every floor, dice 40 to 80 px across."""
+
+Item = tuple[np.ndarray, tuple[Label, ...]]
+
+
+def real_photos() -> tuple[Calibration, list[Item]]:
+    """Return the tray's calibration and the labelled photos of numerals-taught."""
+    background = load_image(DATA / "images" / "background_empty_tray.jpg")
+    calibration = Calibration(background, find_tray(background))
+    items = [(load_image(i.path), i.dice) for i in load_labels(DATA)
+             if i.path.name != "background_empty_tray.jpg"]
+    return calibration, items
+
+
+def synthetic(count: int, spec: TraySpec = BENCH_SPEC) -> list[Item]:
+    """Return seeded synthetic trays of every kind with their labels."""
+    out = []
+    for seed in range(SYNTH_SEED, SYNTH_SEED + count):
+        tray = render_tray(seed, spec)
+        out.append((tray.image, tuple(Label(d.value, d.box, d.die) for d in tray.dice)))
+    return out
+
+
+def run(items: Iterable[Item], settings: ReaderSettings,
+        calibration: Calibration | None = None) -> tuple[Tally, Counter[str]]:
+    """Read and score each photo; return the tally and a count of outcomes per kind."""
+    tally, kinds = Tally(), Counter[str]()
+    for image, labels in items:
+        reading = read_dice(image, calibration, settings)
+        tally.add(score(reading, labels), reading.ms)
+        for label, outcome in outcomes(reading, labels):
+            kinds[f"{label.die} {outcome}"] += 1
+    return tally, kinds
+
+
+def outcomes(reading: Reading, labels: tuple[Label, ...]) -> list[tuple[Label, str]]:
+    """Return what became of each labelled die: right, wrong, unreadable or missed."""
+    free = list(range(len(labels)))
+    out = []
+    for die in sorted(reading.dice, key=lambda d: -d.confidence):
+        hit = best_match(die.box, labels, free)
+        if hit is not None:
+            free.remove(hit)
+            right = (die.die, die.value) == (labels[hit].die, labels[hit].value)
+            out.append((labels[hit], "right" if right else f"wrong ({die.die} {die.value})"))
+    for item in reading.unreadable:
+        hit = best_match(item.box, labels, free)
+        if hit is not None:
+            free.remove(hit)
+            out.append((labels[hit], "unreadable"))
+    out.extend((labels[i], "missed") for i in free)
+    return out
+
+
+def report(name: str, tally: Tally, kinds: Counter[str], breakdown: bool) -> None:
+    """Print a set's row, the share of kinds right and wrong reads, and per kind if asked."""
+    d = max(tally.dice, 1)
+    print(tally.row(name))
+    print(f"  kind right {100 * tally.kind_right / d:.1f} % of dice, wrong value "
+          f"{100 * tally.wrong / d:.1f} %, missed {100 * tally.missed / d:.1f} %; "
+          f"{tally.counts()}")
+    if breakdown:
+        for key in sorted(kinds):
+            print(f"    {key}: {kinds[key]}")
+
+
+def speed(settings: ReaderSettings, count: int = 60) -> float:
+    """Return the median ms to read a 640x480 tray of every kind, one thread."""
+    times = []
+    for image, _ in synthetic(count):
+        times.append(read_dice(image, settings=settings).ms)
+    return statistics.median(times)
+
+
+TABLE_SETS = {
+    "d20": NumeralLook((60, 150, 40), (20, 20, 20), cv2.FONT_HERSHEY_TRIPLEX, 0.14, "dot"),
+    "d12": NumeralLook((200, 200, 205), (40, 40, 180), cv2.FONT_HERSHEY_PLAIN, 0.12),
+    "d10": NumeralLook((30, 30, 30), (60, 200, 235), cv2.FONT_HERSHEY_COMPLEX, 0.1),
+    "d8": NumeralLook((150, 60, 150), (245, 245, 245), cv2.FONT_HERSHEY_DUPLEX, 0.09, "dot",
+                      second=(200, 120, 200)),
+}
+"""One make per kind, standing for a table's own dice."""
+
+
+def teach_round(kind: str) -> tuple[float, float, float]:
+    """Teach a synthetic set from one render per face; return the share of new throws' dice
+    read right without and with the profile, and the median ms with it."""
+    spec = TraySpec(size=(640, 480), side=(0.05, 0.07), floors=("dark", "felt"),
+                    look=TABLE_SETS[kind])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, labels, photos = Path(tmp), {}, []
+        for value in face_values(kind):
+            tray = render_tray(7_000_000 + value, spec, dice=(kind,), values=(value,))
+            photos.append(folder / f"{kind}_{value}.png")
+            cv2.imwrite(str(photos[-1]), tray.image)
+            labels[photos[-1].name] = {"die": kind, "value": value}
+        (folder / "labels.json").write_text(json.dumps(labels))
+        teach(folder / "profile", folder / "labels.json", photos)
+        throws = [render_tray(seed, spec, dice=(kind,) * 3)
+                  for seed in range(7_100_000, 7_100_020)]
+        items = [(t.image, tuple(Label(d.value, d.box, d.die) for d in t.dice)) for t in throws]
+        plain = run(items, ReaderSettings())[0]
+        taught = run(items, ReaderSettings(profile=str(folder / "profile")))[0]
+    share = [t.right / max(t.dice, 1) for t in (plain, taught)]
+    return share[0], share[1], statistics.median(taught.ms)
+
+
+def main() -> None:
+    """Run the benchmark and print Markdown rows."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", choices=["real", "synth", "speed", "teach"], default=None)
+    parser.add_argument("--synth", type=int, default=300)
+    parser.add_argument("--breakdown", action="store_true")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    settings = ReaderSettings()
+    read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
+    print(HEADER)
+    if args.only in (None, "real") and DATA.exists():
+        calibration, items = real_photos()
+        report("numerals-taught, untaught (all 85 dice)", *run(items, settings, calibration),
+               args.breakdown)
+        no_d4 = [(i, ls) for i, ls in items if all(label.die != "d4" for label in ls)]
+        report("numerals-taught without the d4", *run(no_d4, settings, calibration),
+               args.breakdown)
+    if args.only in (None, "synth"):
+        report(f"synthetic, every kind ({args.synth})", *run(synthetic(args.synth), settings),
+               args.breakdown)
+    if args.only in (None, "speed"):
+        print(f"median ms, 640x480 tray of every kind, one thread: {speed(settings):.1f}")
+    if args.only in (None, "teach"):
+        for kind in ("d20", "d12", "d10", "d8"):
+            before, after, taught = teach_round(kind)
+            print(f"taught {kind} set, one render per face: {100 * after:.1f} % of 60 new "
+                  f"throws' dice right with the profile, {100 * before:.1f} % without; "
+                  f"median {taught:.1f} ms a tray with it")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""The die kinds the camera tells apart, and the faces each one shows."""
+
+from __future__ import annotations
+
+KINDS = ("d4", "d6", "d8", "d10", "d10-tens", "d12", "d20")
+"""Every kind the reader names; "d10" is the units die (0..9), "d10-tens" shows 00..90."""
+
+
+def face_values(kind: str) -> tuple[int, ...]:
+    """Return the values a die kind shows: d10 0..9, d10-tens 0..90 by tens, else 1..n."""
+    if kind == "d10":
+        return tuple(range(10))
+    if kind == "d10-tens":
+        return tuple(range(0, 100, 10))
+    if kind not in KINDS:
+        raise ValueError(f"unknown die kind {kind!r}: expected one of {', '.join(KINDS)}")
+    return tuple(range(1, int(kind[1:]) + 1))
+
+
+def face_text(kind: str, value: int) -> str:
+    """Return what is printed on a face: tens dice print two digits (00, 10, .., 90)."""
+    return f"{value:02d}" if kind == "d10-tens" else str(value)
+
+
+def check_face(kind: str, value: int) -> None:
+    """Raise ValueError naming the choices when a kind cannot show `value`."""
+    values = face_values(kind)
+    if isinstance(value, bool) or value not in values:
+        shown = ", ".join(face_text(kind, v) for v in values)
+        raise ValueError(f"{kind} cannot show {value!r}: its faces are {shown}")

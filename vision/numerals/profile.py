@@ -1,0 +1,123 @@
+"""A table's taught dice: the numeral net's embeddings of each face, compared by cosine.
+
+A profile is a folder: `profile.json` (what was taught, and from how many photos) and
+`examples.npz` (one unit embedding per taught view, and its class). A die the reader finds
+is taken as a taught face only when its embedding is close to that face's views and
+clearly closer than to any other face's; otherwise the shipped net's verdict stands, so a
+profile adds to the reader and never replaces it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from tidetower.vision.numerals.nets import CLASSES
+
+META = "profile.json"
+EXAMPLES = "examples.npz"
+VERSION = 1
+
+
+class ProfileError(ValueError):
+    """A profile folder that is missing, broken, or made for another net."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """The taught class nearest a die, how near, and how far ahead of the next class."""
+
+    label: str
+    similarity: float
+    lead: float
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Taught views: unit embeddings (N, E) and the class of each, plus what was taught."""
+
+    embeddings: np.ndarray
+    labels: tuple[str, ...]
+    names: dict[str, str]
+    """Class ("d20:17") -> the name the table gave its die ("white omen")."""
+    similar: float = 0.9
+    """A die is a taught face only when its embedding is at least this close (cosine)."""
+    lead: float = 0.05
+    """... and this much closer to it than to any other taught face."""
+
+    def match(self, embeddings: np.ndarray) -> list[Match | None]:
+        """Return the taught face each embedding is close to and clearly nearest, or None."""
+        if len(self.labels) == 0 or len(embeddings) == 0:
+            return [None] * len(embeddings)
+        sims = embeddings @ self.embeddings.T
+        labels = np.array(self.labels)
+        out: list[Match | None] = []
+        for row in sims:
+            best = int(np.argmax(row))
+            label = str(labels[best])
+            other = row[labels != label]
+            runner = float(other.max()) if other.size else -1.0
+            ok = row[best] >= self.similar and row[best] - runner >= self.lead
+            out.append(Match(label, float(row[best]), float(row[best]) - runner) if ok else None)
+        return out
+
+    def taught(self) -> dict[str, int]:
+        """Return how many views were taught per class."""
+        counts: dict[str, int] = {}
+        for label in self.labels:
+            counts[label] = counts.get(label, 0) + 1
+        return counts
+
+    def save(self, folder: Path, photos: int) -> None:
+        """Write the profile into a folder (made if needed)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        np.savez(folder / EXAMPLES, embeddings=self.embeddings.astype(np.float32),
+                 labels=np.array(self.labels))
+        meta = {"version": VERSION, "classes": len(CLASSES), "photos": photos,
+                "similar": self.similar, "lead": self.lead, "names": self.names,
+                "taught": self.taught()}
+        (folder / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+    def extended(self, embeddings: np.ndarray, labels: list[str],
+                 names: dict[str, str]) -> Profile:
+        """Return this profile with more taught views."""
+        return Profile(np.concatenate([self.embeddings, embeddings]), self.labels + tuple(labels),
+                       {**self.names, **names}, self.similar, self.lead)
+
+
+def empty_profile(width: int) -> Profile:
+    """Return a profile with nothing taught yet."""
+    return Profile(np.zeros((0, width), np.float32), (), {})
+
+
+def load_profile(folder: str | Path) -> Profile:
+    """Read a profile folder (again when it was taught since), or ProfileError naming what
+    is wrong with it."""
+    path = Path(folder).resolve()
+    try:
+        stamp = (path / EXAMPLES).stat().st_mtime_ns
+    except OSError as error:
+        raise ProfileError(f"no profile in {path}: {error.strerror or error}") from None
+    return _load(path, stamp)
+
+
+@cache
+def _load(folder: Path, stamp: int) -> Profile:
+    """Read a profile once per version of its files (`stamp`)."""
+    try:
+        meta = json.loads((folder / META).read_text(encoding="utf-8"))
+        with np.load(folder / EXAMPLES) as data:
+            embeddings, labels = data["embeddings"], data["labels"]
+    except (OSError, ValueError, KeyError) as error:
+        raise ProfileError(f"cannot read the profile in {folder}: {error}") from None
+    if meta.get("version") != VERSION or meta.get("classes") != len(CLASSES):
+        raise ProfileError(f"{folder} was taught for another reader: teach it again")
+    unknown = sorted(set(labels.tolist()) - set(CLASSES))
+    if unknown:
+        raise ProfileError(f"{folder} has classes this reader does not know: {unknown}")
+    return Profile(np.asarray(embeddings, np.float32), tuple(str(x) for x in labels),
+                   dict(meta.get("names", {})), float(meta["similar"]), float(meta["lead"]))

@@ -1,0 +1,203 @@
+"""Teach the reader a table's own dice from labelled photos, into a profile folder.
+
+Each labelled die is found in its photo as the reader finds it, cut at twelve turns, and
+its embeddings stored under its class. A profile that would read the project's synthetic
+trays worse than the shipped reader alone is refused: teaching must not cost other dice.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tidetower.vision.d6.find import Candidate, find_dice
+from tidetower.vision.d6.nets import face_crop
+from tidetower.vision.kinds import check_face
+from tidetower.vision.numerals.nets import MARGIN, crop_size, run_numerals
+from tidetower.vision.numerals.profile import Profile, ProfileError, empty_profile, load_profile
+from tidetower.vision.read import ImageError, as_bgr, load_image, read_dice, to_work_size
+from tidetower.vision.reading import Box
+from tidetower.vision.score import LABEL_KINDS, Label, score
+from tidetower.vision.settings import ReaderSettings
+from tidetower.vision.synth import TraySpec, render_tray
+
+TURNS = tuple(float(t) for t in range(0, 360, 30))
+"""Each taught die is cut at these turns: dice land at any angle."""
+CHECK_SEED = 3_000_000
+"""Seeds of the synthetic trays a new profile must read at least as well as before."""
+CHECK_TRAYS = 40
+
+
+class TeachError(ValueError):
+    """Labels that cannot be taught, or a profile that would read worse: nothing is written."""
+
+
+@dataclass(frozen=True)
+class Taught:
+    """One die to learn: the photo it is in, its class, and its box if the labels give one."""
+
+    image: np.ndarray
+    label: str
+    box: Box | None
+
+
+@dataclass(frozen=True)
+class TeachReport:
+    """What teaching did: views added per class, and the check that it costs nothing."""
+
+    added: dict[str, int]
+    before: float
+    after: float
+
+
+def parse_labels(raw: Mapping[str, Any], name: str) -> list[tuple[str, int, Box | None]]:
+    """Return (kind, value, box) for one photo's labels: one die, or a tray with boxes."""
+    entry = raw.get(name)
+    if entry is None:
+        raise TeachError(f"{name}: not in the labels file")
+    dice = entry.get("dice", [entry]) if isinstance(entry, dict) else None
+    if not isinstance(dice, list) or not dice:
+        raise TeachError(f"{name}: expected {{'die', 'value'}} or {{'dice': [...]}}")
+    out = []
+    for die in dice:
+        kind = LABEL_KINDS.get(str(die.get("die")), str(die.get("die")))
+        value = die.get("value")
+        try:
+            check_face(kind, value)
+        except ValueError as error:
+            raise TeachError(f"{name}: {error}") from None
+        out.append((kind, int(value), _box(die.get("box"), name)))
+    if len(out) > 1 and any(box is None for _, _, box in out):
+        raise TeachError(f"{name}: a photo of several dice needs a box for each")
+    return out
+
+
+def _box(raw: Any, name: str) -> Box | None:
+    """Return a label's box as four floats 0..1, or None when it has none."""
+    if raw is None:
+        return None
+    try:
+        x0, y0, x1, y1 = (float(v) for v in raw)
+    except (TypeError, ValueError):
+        raise TeachError(f"{name}: a box is four numbers x0, y0, x1, y1 (0..1)") from None
+    if not 0 <= x0 < x1 <= 1 or not 0 <= y0 < y1 <= 1:
+        raise TeachError(f"{name}: box {list(raw)} is not inside 0..1 with x0 < x1, y0 < y1")
+    return x0, y0, x1, y1
+
+
+def locate(work: np.ndarray, box: Box | None) -> Candidate | None:
+    """Return the reader's candidate for a labelled die: in its box, else nearest the centre."""
+    h, w = work.shape[:2]
+    found = [c for c in find_dice(work, ReaderSettings(find_threshold=0.3))]
+    if box is not None:
+        inside = [c for c in found
+                  if box[0] * w <= c.x <= box[2] * w and box[1] * h <= c.y <= box[3] * h]
+        if inside:
+            return max(inside, key=lambda c: c.heat)
+        side = ((box[2] - box[0]) * w + (box[3] - box[1]) * h) / 2
+        return Candidate((box[0] + box[2]) * w / 2, (box[1] + box[3]) * h / 2, side, 1.0)
+    return min(found, key=lambda c: np.hypot(c.x - w / 2, c.y - h / 2), default=None)
+
+
+def views(work: np.ndarray, c: Candidate) -> np.ndarray:
+    """Return the net's unit embeddings of a die cut at every teaching turn."""
+    size = crop_size()
+    crops = np.stack([face_crop(work, c.x, c.y, c.side * MARGIN, t, size) for t in TURNS])
+    return run_numerals(crops).embeddings
+
+
+def learn(dice: Sequence[Taught], names: Mapping[str, str], base: Profile,
+          to_work: Callable[[np.ndarray], np.ndarray]) -> tuple[Profile, dict[str, int]]:
+    """Return the base profile extended with every die's views, and the views per class."""
+    embeddings: list[np.ndarray] = []
+    labels: list[str] = []
+    added: dict[str, int] = {}
+    for die in dice:
+        work = to_work(die.image)
+        candidate = locate(work, die.box)
+        if candidate is None:
+            raise TeachError(f"no die found for {die.label}: is it in the photo?")
+        embeddings.append(views(work, candidate))
+        labels.extend([die.label] * len(TURNS))
+        added[die.label] = added.get(die.label, 0) + len(TURNS)
+    return base.extended(np.concatenate(embeddings), labels, dict(names)), added
+
+
+def check_cost(profile: Profile, read: Callable[[np.ndarray, ReaderSettings], Any],
+               settings: ReaderSettings, folder: Path) -> tuple[float, float]:
+    """Return the share of synthetic dice read right without and with the new profile."""
+    spec = TraySpec(size=(640, 480), count=(1, 6), kinds=("d6", "d8", "d10", "d10-tens",
+                    "d12", "d20"), numeral_d6=0.5, floors=("grey", "dark", "felt", "wood"))
+    trays = [render_tray(seed, spec) for seed in range(CHECK_SEED, CHECK_SEED + CHECK_TRAYS)]
+    profile.save(folder, 0)
+    totals = []
+    for with_profile in (None, str(folder)):
+        right = dice = 0
+        for tray in trays:
+            labels = tuple(Label(d.value, d.box, d.die) for d in tray.dice)
+            result = score(read(tray.image, replace(settings, profile=with_profile)), labels)
+            right, dice = right + result.right, dice + result.labelled
+        totals.append(right / max(dice, 1))
+    return totals[0], totals[1]
+
+
+def load_label_file(path: Path) -> dict[str, Any]:
+    """Read a labels file: a JSON object from photo file name to its dice."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise TeachError(f"cannot read {path}: {error}") from None
+    if not isinstance(raw, dict):
+        raise TeachError(f"{path}: expected an object from photo file name to its dice")
+    return raw
+
+
+def base_profile(folder: Path, width: int) -> Profile:
+    """Return the profile already in a folder, or an empty one for a new folder."""
+    if not folder.exists() or not any(folder.iterdir()):
+        return empty_profile(width)
+    try:
+        return load_profile(folder)
+    except ProfileError as error:
+        raise TeachError(str(error)) from None
+
+
+def teach(folder: Path, labels_path: Path, images: Sequence[Path],
+          names: Mapping[str, str] | None = None,
+          settings: ReaderSettings | None = None) -> TeachReport:
+    """Teach the dice in labelled photos into the profile folder (made or extended); raise
+    TeachError, writing nothing, when a label or photo is wrong or the profile costs dice."""
+    settings = replace(settings or ReaderSettings(), profile=None)
+    raw = load_label_file(labels_path)
+    dice = []
+    for path in images:
+        try:
+            image = load_image(path)
+        except ImageError as error:
+            raise TeachError(str(error)) from None
+        for kind, value, box in parse_labels(raw, Path(path).name):
+            dice.append(Taught(image, f"{kind}:{value}", box))
+
+    def to_work(image: np.ndarray) -> np.ndarray:
+        bgr = as_bgr(image)
+        if bgr is None:
+            raise TeachError("a photo is too small to hold a die")
+        return to_work_size(bgr, settings.work_size)
+
+    base = base_profile(folder, run_numerals(np.zeros((1, crop_size(), crop_size(), 3),
+                                                      np.uint8)).embeddings.shape[1])
+    profile, added = learn(dice, names or {}, base, to_work)
+    with tempfile.TemporaryDirectory(prefix="tidetower-teach-") as tmp:
+        before, after = check_cost(profile, lambda im, s: read_dice(im, settings=s), settings,
+                                   Path(tmp))
+    if after < before:
+        raise TeachError(f"refused: with this profile the reader gets {100 * after:.1f} % of "
+                         f"the check trays' dice right, without it {100 * before:.1f} %")
+    profile.save(folder, len(images))
+    return TeachReport(added, before, after)

@@ -1,0 +1,119 @@
+"""The numeral net in torch: its layers, its training loop and its export to ONNX."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnx
+import torch
+from torch import nn
+
+from tidetower.vision.d6.nets import to_blob
+from tidetower.vision.numerals.nets import CLASSES
+from tidetower.vision.training.numeral_crops import SIZE, Crops
+
+EMBEDDING = 96
+"""Width of the embedding a taught profile compares dice by."""
+
+
+def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout),
+                         nn.ReLU(inplace=True))
+
+
+class NumeralNet(nn.Module):
+    """Seven 3x3 conv layers, global pooling, an embedding and one softmax over CLASSES."""
+
+    def __init__(self, width: float = 1.0) -> None:
+        super().__init__()
+        c = [max(8, int(n * width)) for n in (24, 32, 48, 64, 96, 128)]
+        self.features = nn.Sequential(
+            _conv(3, c[0], 2), _conv(c[0], c[1], 2), _conv(c[1], c[2]), _conv(c[2], c[3], 2),
+            _conv(c[3], c[4]), _conv(c[4], c[5], 2), _conv(c[5], c[5]),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        )
+        self.embed = nn.Linear(c[5], EMBEDDING)
+        self.head = nn.Linear(EMBEDDING, len(CLASSES))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        e = torch.relu(self.embed(self.features(x)))
+        return self.head(e), nn.functional.normalize(e, dim=1)
+
+
+def augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Vary light, colour, sharpness, noise and compression, and turn by right angles."""
+    x = images.astype(np.float64)
+    n = len(x)
+    gain = rng.uniform(0.6, 1.4, (n, 1, 1, 1)) * rng.uniform(0.85, 1.15, (n, 1, 1, 3))
+    x = x * gain + rng.uniform(-30, 30, (n, 1, 1, 1))
+    gamma = rng.uniform(0.7, 1.4, (n, 1, 1, 1))
+    x = 255.0 * (np.clip(x, 0, 255) / 255.0) ** gamma
+    grey = rng.random(n) < 0.1
+    x[grey] = x[grey].mean(axis=3, keepdims=True)
+    x += rng.normal(0, 1, (n, 1, 1, 1)) * rng.uniform(0, 6) * rng.standard_normal(x.shape)
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    for i in np.nonzero(rng.random(n) < 0.3)[0]:
+        out[i] = np.asarray(cv2.GaussianBlur(out[i], (0, 0), rng.uniform(0.4, 1.3)))
+    for i in np.nonzero(rng.random(n) < 0.3)[0]:
+        quality = int(rng.integers(30, 90))
+        ok, data = cv2.imencode(".jpg", out[i], [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if ok:
+            out[i] = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR))
+    turns = [int(k) for k in rng.integers(0, 4, n)]
+    return np.stack([np.rot90(img, k) for img, k in zip(out, turns, strict=True)])
+
+
+def train(crops: Crops, epochs: int, seed: int, width: float = 1.0,
+          batch: int = 128) -> NumeralNet:
+    """Train a numeral net on labelled crops with one-cycle AdamW and label smoothing."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = NumeralNet(width)
+    steps = max(1, len(crops.labels) // batch)
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * steps)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    start = time.time()
+    for epoch in range(epochs):
+        net.train()
+        order = rng.permutation(len(crops.labels))
+        total = 0.0
+        for step in range(steps):
+            idx = order[step * batch : (step + 1) * batch]
+            x = torch.from_numpy(to_blob(augment(crops.images[idx], rng)))
+            y = torch.from_numpy(crops.labels[idx])
+            loss = loss_fn(net(x)[0], y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.3f} "
+              f"({time.time() - start:.0f} s)", flush=True)
+    return net.eval()
+
+
+def accuracy(net: NumeralNet, crops: Crops) -> float:
+    """Return the share of crops whose likeliest class is their label."""
+    with torch.no_grad():
+        right = 0
+        for i in range(0, len(crops.labels), 512):
+            x = torch.from_numpy(to_blob(crops.images[i : i + 512]))
+            right += int((net(x)[0].argmax(1).numpy() == crops.labels[i : i + 512]).sum())
+    return right / max(1, len(crops.labels))
+
+
+def export(net: NumeralNet, path: Path, trained_on: str) -> None:
+    """Write the net as ONNX (logits "y", embedding "e"), its classes and sources recorded."""
+    net.eval()
+    torch.onnx.export(net, (torch.zeros(1, 3, SIZE, SIZE),), str(path), input_names=["x"],
+                      output_names=["y", "e"], opset_version=13, dynamo=False,
+                      dynamic_axes={"x": {0: "n"}, "y": {0: "n"}, "e": {0: "n"}})
+    model = onnx.load(str(path))
+    onnx.helper.set_model_props(model, {"classes": json.dumps(CLASSES),
+                                        "trained_on": trained_on})
+    onnx.save(model, str(path))

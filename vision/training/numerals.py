@@ -1,0 +1,96 @@
+"""Train the numeral net: `python -m tidetower.vision.training.numerals [--out FILE]`.
+
+Makes labelled crops from synthetic trays of every kind and from the d6-tray photos outside
+the test split (`numeral_crops`), caches them in --crops DIR, trains `numeral_net.NumeralNet`
+and writes vision/numerals/numerals.onnx. The real numeral photos in
+../shared/data/numerals-taught are never trained on: they are the benchmark's untaught dice.
+Needs the `train` extra (torch, onnx).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from tidetower.vision.numerals.nets import MODEL
+from tidetower.vision.training import TRAIN_EXTRA, missing_training_tools
+from tidetower.vision.training.numeral_crops import Crops, real_pip_crops, synth_crops
+
+ROOT = Path(__file__).resolve().parents[2]
+D6_TRAY = ROOT / ".." / "shared" / "data" / "d6-tray"
+SYNTH_SEED = 100_000
+"""Seed of the first synthetic training tray; chunks of CHUNK consecutive seeds follow."""
+CHUNK = 500
+
+
+def _chunk(path: Path, first: int) -> Path:
+    """Make one cached chunk of synthetic crops, unless it is there already."""
+    if not path.exists():
+        crops = synth_crops(range(first, first + CHUNK))
+        np.savez(path, images=crops.images, labels=crops.labels)
+    return path
+
+
+def load_crops(folder: Path, chunks: int, workers: int) -> Crops:
+    """Return the training crops, making the missing ones (synthetic chunks in parallel)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"synth_{k:02d}.npz" for k in range(chunks)]
+    firsts = [SYNTH_SEED + k * CHUNK for k in range(chunks)]
+    with ProcessPoolExecutor(workers) as pool:
+        done = list(pool.map(_chunk, paths, firsts))
+    real = folder / "real_pips.npz"
+    if not real.exists() and D6_TRAY.exists():
+        crops = real_pip_crops(D6_TRAY)
+        np.savez(real, images=crops.images, labels=crops.labels)
+    if real.exists():
+        done.append(real)
+    parts = []
+    for path in done:
+        with np.load(path) as data:
+            parts.append(Crops(data["images"], data["labels"]))
+    return Crops.join(parts)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Read the command line; the defaults reproduce the shipped net."""
+    parser = argparse.ArgumentParser(prog="python -m tidetower.vision.training.numerals",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--crops", type=Path, default=Path("/tmp/tidetower-numeral-crops"),
+                        help="folder caching the training crops")
+    parser.add_argument("--chunks", type=int, default=16,
+                        help=f"chunks of {CHUNK} synthetic trays to learn from")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--width", type=float, default=1.0, help="net width factor")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=MODEL, help="the .onnx to write")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Make or load the crops, train, and write the net."""
+    args = parse_args(argv)
+    missing = missing_training_tools()
+    if missing:
+        sys.exit(f"training needs {', '.join(missing)}: {TRAIN_EXTRA}")
+    import torch
+
+    from tidetower.vision.training.numeral_net import export, train
+
+    torch.set_num_threads(args.threads)
+    start = time.time()
+    crops = load_crops(args.crops, args.chunks, args.threads)
+    print(f"{len(crops.labels)} crops ({time.time() - start:.0f} s)", flush=True)
+    net = train(crops, args.epochs, args.seed, args.width)
+    export(net, args.out, f"synthetic:{SYNTH_SEED}+{args.chunks * CHUNK},d6-tray:dev")
+    print(f"wrote {args.out} in {time.time() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
