@@ -52,7 +52,8 @@ class CameraConfig(Section):
     calibration: Path | None = None
     frame_timeout_s: float = Field(2.0, gt=0)
     reader: ReaderSettings = Field(default_factory=ReaderSettings)
-    """[camera.reader]: the d6 reader's knobs (vision/settings.py); the defaults suit most trays."""
+    """[camera.reader]: the dice reader's knobs (vision/settings.py), its taught `profile` and
+    colour `pins`; the defaults suit most trays."""
 
 
 class PinsConfig(Section):

@@ -44,3 +44,17 @@ def test_asking_for_more_face_readers_than_shipped_fails_at_start(tmp_path: Path
         load_config(_with_reader(tmp_path, "first_look_readers = 9\n"))
     assert "camera.reader.first_look_readers" in str(error.value)
     assert "(found 9)" in str(error.value)
+
+
+def test_a_missing_profile_or_unknown_pin_fails_at_start(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(_with_reader(tmp_path, f'profile = "{tmp_path / "nowhere"}"\n'
+                                           'pins = {d20 = "mauve"}\n'))
+    message = str(error.value)
+    assert "camera.reader.profile" in message and "no profile in" in message
+    assert "camera.reader.pins" in message and "'mauve' is not a colour" in message
+
+
+def test_pins_come_from_the_config(tmp_path: Path) -> None:
+    config = load_config(_with_reader(tmp_path, 'pins = {d20 = "white"}\n'))
+    assert config.camera.reader.pins == {"d20": "white"}

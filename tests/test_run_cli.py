@@ -116,8 +116,9 @@ def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: 
         printed = _rolls(run.stdout)
         results = [listener.json_on(topics.roll, lambda b, i=r["roll"]: b["id"] == i
                                     and b["phase"] == "result") for r in printed]
-        bar = listener.json_on(topics.tide)
         tower = listener.json_on(topics.tower, lambda b: b["state"] == "result")
+    with Listener(settings, topics.tide) as late:  # the retained bar: the latest one
+        bar = late.json_on(topics.tide)
     assert tower["attention"] is None
     assert [r["seq"] for r in results] == [1, 2, 3]
     for line, event in zip(printed, results, strict=True):

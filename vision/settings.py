@@ -11,6 +11,7 @@ from pydantic import AfterValidator, ConfigDict, with_config
 from tidetower.vision.colours import COLOURS
 from tidetower.vision.d6.nets import face_models
 from tidetower.vision.kinds import KINDS
+from tidetower.vision.numerals.profile import load_profile
 
 
 def _known_pins(pins: dict[str, str]) -> dict[str, str]:
@@ -21,6 +22,13 @@ def _known_pins(pins: dict[str, str]) -> dict[str, str]:
         if colour not in COLOURS:
             raise ValueError(f"{colour!r} is not a colour: expected one of {', '.join(COLOURS)}")
     return pins
+
+
+def _readable_profile(folder: str | None) -> str | None:
+    """Accept a taught profile only if it can be read, so a bad path fails at start-up."""
+    if folder is not None:
+        load_profile(folder)  # ProfileError is a ValueError: the config names the key
+    return folder
 
 
 def _shipped_readers(count: int) -> int:
@@ -90,7 +98,7 @@ class ReaderSettings:
     pins: Annotated[dict[str, str], AfterValidator(_known_pins)] = field(default_factory=dict)
     """Kinds pinned to one colour, e.g. {"d20": "white"} for a table with two d20 where the
     white one is the Omen: a die of that kind in another colour is set aside, not read."""
-    profile: str | None = None
+    profile: Annotated[str | None, AfterValidator(_readable_profile)] = None
     """A folder of the table's taught dice (`tidetower teach`): a die close to a taught face
     reads as that face; others are read as without it."""
 
