@@ -16,7 +16,7 @@ COMMANDS: dict[str, str] = {
     "session": "tidetower.firmware.session_cli:session_group",
     "odds": "tidetower.firmware.odds_cli:odds_group",
     "read": "tidetower.vision.cli:read_command",
-    "teach": "tidetower.vision.cli:teach_command",
+    "teach": "tidetower.firmware.teach_cli:teach_command",
     "ledbar": "tidetower.mqtt.ledbar:ledbar_command",
     "display": "tidetower.mqtt.display:display_command",
     "gm": "tidetower.mqtt.gm_cli:gm_command",

@@ -10,9 +10,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from pydantic import TypeAdapter, ValidationError
 
 from tidetower.engine.dice import DieError, DieKind
+from tidetower.firmware.cli import main
 from tidetower.firmware.rolls import entered_face, roll_of
 from tidetower.vision.colours import colour_name
 from tidetower.vision.kinds import KINDS, check_face, face_values
@@ -201,3 +203,21 @@ def test_a_pinned_kind_in_another_colour_is_set_aside_not_counted() -> None:
     assert config.validate_python({"pins": {"d20": "white"}}).pins == {"d20": "white"}
     with pytest.raises(ValidationError, match="mauve"):
         config.validate_python({"pins": {"d20": "mauve"}})
+
+
+def test_teach_at_the_simulated_tower_asks_for_every_face(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["teach", "--sim", "--die", "d8", "--name", "blue d8",
+                                       str(tmp_path / "dice")])
+    assert result.exit_code == 0, result.output
+    assert "throw the d8: 8 face(s) to go (1 2 3 4 5 6 7 8)" in result.output
+    assert "taught 8 faces" in result.output
+    meta = json.loads((tmp_path / "dice" / "profile.json").read_text())
+    assert set(meta["taught"]) == {f"d8:{v}" for v in range(1, 9)}
+    assert meta["names"] == {"d8": "blue d8"}
+    assert len(list((tmp_path / "dice" / "photos").glob("d8_*.png"))) == 8
+
+
+def test_teach_from_photos_needs_its_labels() -> None:
+    result = CliRunner().invoke(main, ["teach", "somewhere"])
+    assert result.exit_code == 2
+    assert "--labels LABELS.json IMAGE" in result.output

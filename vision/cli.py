@@ -12,7 +12,6 @@ import numpy as np
 from tidetower.vision.annotate import annotate
 from tidetower.vision.kinds import face_text
 from tidetower.vision.numerals.profile import ProfileError, load_profile
-from tidetower.vision.numerals.teach import TeachError, teach
 from tidetower.vision.read import ImageError, load_image, read_dice
 from tidetower.vision.reading import Reading
 from tidetower.vision.settings import ReaderSettings
@@ -71,27 +70,3 @@ def read_command(images: tuple[str, ...], as_json: bool, annotate_to: Path | Non
     if failed:
         raise SystemExit(1)
 
-
-@click.command("teach")
-@click.argument("profile", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("images", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--labels", "labels_path", required=True,
-              type=click.Path(dir_okay=False, path_type=Path),
-              help='JSON from photo file name to {"die": "d20", "value": 17} (one die) or '
-                   '{"dice": [{"die", "value", "box"}, ...]} (a tray; boxes x0,y0,x1,y1 0..1).')
-@click.option("--name", "names", multiple=True, metavar="KIND=NAME",
-              help='What the table calls a die, e.g. --name "d20=white omen" (repeatable).')
-def teach_command(profile: Path, images: tuple[Path, ...], labels_path: Path,
-                  names: tuple[str, ...]) -> None:
-    """Teach the reader the table's own dice from labelled photos, into the PROFILE folder
-    (made, or extended); read with it by `tidetower read --profile PROFILE` or the config's
-    [camera.reader] profile. A profile that would read other dice worse is refused."""
-    named = dict(n.split("=", 1) for n in names if "=" in n)
-    try:
-        report = teach(profile, labels_path, images, named)
-    except TeachError as error:
-        raise click.ClickException(str(error)) from None
-    views = sum(report.added.values())
-    click.echo(f"taught {len(report.added)} faces ({views} views) into {profile}; "
-               f"check trays read right: {100 * report.before:.1f} % before, "
-               f"{100 * report.after:.1f} % with it")

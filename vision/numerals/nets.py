@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -33,6 +34,12 @@ class NetOutput:
 def crop_size(model: Path = MODEL) -> int:
     """Return the side of the square crop the net reads."""
     return int(load_session(model).get_inputs()[0].shape[2])
+
+
+@cache
+def model_id(model: Path = MODEL) -> str:
+    """Return a short fingerprint of a net: a profile taught with one net is void for another."""
+    return hashlib.sha256(model.read_bytes()).hexdigest()[:16]
 
 
 @cache

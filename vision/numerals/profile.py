@@ -1,5 +1,7 @@
 """A table's taught dice: the numeral net's embeddings of each face, compared by cosine.
 
+Any kind can be taught, d4 included, which the shipped net cannot read by itself.
+
 A profile is a folder: `profile.json` (what was taught, and from how many photos) and
 `examples.npz` (one unit embedding per taught view, and its class). A die the reader finds
 is taken as a taught face only when its embedding is close to that face's views and
@@ -16,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tidetower.vision.numerals.nets import CLASSES
+from tidetower.vision.kinds import check_face
+from tidetower.vision.numerals.nets import model_id
 
 META = "profile.json"
 EXAMPLES = "examples.npz"
@@ -43,17 +46,24 @@ class Profile:
     embeddings: np.ndarray
     labels: tuple[str, ...]
     names: dict[str, str]
-    """Class ("d20:17") -> the name the table gave its die ("white omen")."""
+    """Kind ("d20") -> the name the table gave its die ("white omen")."""
     similar: float = 0.9
     """A die is a taught face only when its embedding is at least this close (cosine)."""
     lead: float = 0.05
     """... and this much closer to it than to any other taught face."""
+    centred: bool = True
+    """Compare embeddings less the taught views' mean: the net's embeddings all lie in one
+    narrow cone (they are rectified), and what tells taught faces apart is off its axis."""
 
     def match(self, embeddings: np.ndarray) -> list[Match | None]:
         """Return the taught face each embedding is close to and clearly nearest, or None."""
         if len(self.labels) == 0 or len(embeddings) == 0:
             return [None] * len(embeddings)
-        sims = embeddings @ self.embeddings.T
+        taught, seen = self.embeddings, embeddings
+        if self.centred:
+            centre = taught.mean(axis=0)
+            taught, seen = _unit(taught - centre), _unit(seen - centre)
+        sims = seen @ taught.T
         labels = np.array(self.labels)
         out: list[Match | None] = []
         for row in sims:
@@ -77,8 +87,9 @@ class Profile:
         folder.mkdir(parents=True, exist_ok=True)
         np.savez(folder / EXAMPLES, embeddings=self.embeddings.astype(np.float32),
                  labels=np.array(self.labels))
-        meta = {"version": VERSION, "classes": len(CLASSES), "photos": photos,
-                "similar": self.similar, "lead": self.lead, "names": self.names,
+        meta = {"version": VERSION, "net": model_id(), "photos": photos,
+                "similar": self.similar, "lead": self.lead, "centred": self.centred,
+                "names": self.names,
                 "taught": self.taught()}
         (folder / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
@@ -86,7 +97,13 @@ class Profile:
                  names: dict[str, str]) -> Profile:
         """Return this profile with more taught views."""
         return Profile(np.concatenate([self.embeddings, embeddings]), self.labels + tuple(labels),
-                       {**self.names, **names}, self.similar, self.lead)
+                       {**self.names, **names}, self.similar, self.lead, self.centred)
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    """Return vectors scaled to length one (rows)."""
+    return np.asarray(vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True),
+                                           1e-9))
 
 
 def empty_profile(width: int) -> Profile:
@@ -114,10 +131,14 @@ def _load(folder: Path, stamp: int) -> Profile:
             embeddings, labels = data["embeddings"], data["labels"]
     except (OSError, ValueError, KeyError) as error:
         raise ProfileError(f"cannot read the profile in {folder}: {error}") from None
-    if meta.get("version") != VERSION or meta.get("classes") != len(CLASSES):
-        raise ProfileError(f"{folder} was taught for another reader: teach it again")
-    unknown = sorted(set(labels.tolist()) - set(CLASSES))
-    if unknown:
-        raise ProfileError(f"{folder} has classes this reader does not know: {unknown}")
+    if meta.get("version") != VERSION or meta.get("net") != model_id():
+        raise ProfileError(f"{folder} was taught with another numeral net: teach it again")
+    for label in set(labels.tolist()):
+        kind, _, value = str(label).partition(":")
+        try:
+            check_face(kind, int(value))
+        except ValueError as error:
+            raise ProfileError(f"{folder} holds a face no die has ({label}): {error}") from None
     return Profile(np.asarray(embeddings, np.float32), tuple(str(x) for x in labels),
-                   dict(meta.get("names", {})), float(meta["similar"]), float(meta["lead"]))
+                   dict(meta.get("names", {})), float(meta["similar"]), float(meta["lead"]),
+                   bool(meta.get("centred", False)))

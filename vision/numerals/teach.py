@@ -20,7 +20,13 @@ from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.nets import face_crop
 from tidetower.vision.kinds import check_face
 from tidetower.vision.numerals.nets import MARGIN, crop_size, run_numerals
-from tidetower.vision.numerals.profile import Profile, ProfileError, empty_profile, load_profile
+from tidetower.vision.numerals.profile import (
+    META,
+    Profile,
+    ProfileError,
+    empty_profile,
+    load_profile,
+)
 from tidetower.vision.read import ImageError, as_bgr, load_image, read_dice, to_work_size
 from tidetower.vision.reading import Box
 from tidetower.vision.score import LABEL_KINDS, Label, score
@@ -160,7 +166,7 @@ def load_label_file(path: Path) -> dict[str, Any]:
 
 def base_profile(folder: Path, width: int) -> Profile:
     """Return the profile already in a folder, or an empty one for a new folder."""
-    if not folder.exists() or not any(folder.iterdir()):
+    if not (folder / META).exists():
         return empty_profile(width)
     try:
         return load_profile(folder)
