@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -10,6 +11,9 @@ import numpy as np
 from tidetower.vision.d6.nets import FIND_STRIDE, find_size, letterbox, run_finder
 from tidetower.vision.reading import Box
 from tidetower.vision.settings import ReaderSettings
+
+DICE_FINDER = Path(__file__).resolve().parents[1] / "numerals" / "dice_finder.onnx"
+"""A second finder, trained on every kind: numeral dice the d6 finder misses."""
 
 
 @dataclass(frozen=True)
@@ -48,13 +52,15 @@ def refine(heat: np.ndarray, row: int, col: int) -> tuple[float, float]:
     return float((xx * patch).sum()) / total, float((yy * patch).sum()) / total
 
 
-def heatmap(work: np.ndarray, mirrored: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
-    """Return the finder's centre heat and die sides for a work image, and the work-image
-    pixels per heatmap cell; `mirrored` averages in the finder's reading of its mirror image."""
-    square, fit = letterbox(work, find_size())
-    heat, sides = run_finder(square)
+def heatmap(work: np.ndarray, mirrored: bool = False,
+            model: Path | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return a finder's centre heat and die sides for a work image, and the work-image
+    pixels per heatmap cell; `mirrored` averages in the finder's reading of its mirror image.
+    The d6 finder's, unless another model is given."""
+    square, fit = letterbox(work, find_size(model))
+    heat, sides = run_finder(square, model)
     if mirrored:
-        mirror_heat, mirror_sides = run_finder(mirrored_input(square))
+        mirror_heat, mirror_sides = run_finder(mirrored_input(square), model)
         heat, sides = (heat + mirror_heat[:, ::-1]) / 2, (sides + mirror_sides[:, ::-1]) / 2
     return heat, sides, FIND_STRIDE / fit.scale
 
@@ -76,12 +82,10 @@ def find_dice(
     floor: np.ndarray | None = None,
 ) -> list[Candidate]:
     """Return die candidates in a work image, inside the tray and unlike the empty floor."""
-    heat, sides, to_work = heatmap(work, settings.find_mirrored)
-    found = []
-    for row, col in peaks(heat, settings.find_threshold):
-        x, y = refine(heat, row, col)
-        side = max(float(sides[row, col]), 1.0) * to_work
-        found.append(Candidate(x * to_work, y * to_work, side, float(heat[row, col])))
+    found = finder_peaks(work, settings.find_threshold, settings.find_mirrored)
+    if settings.numerals and DICE_FINDER.exists():
+        found = with_others(found, finder_peaks(work, settings.find_threshold, False,
+                                                DICE_FINDER), settings)
     h, w = work.shape[:2]
     found = [c for c in found if 0 <= c.x < w and 0 <= c.y < h]
     if tray is not None:
@@ -89,6 +93,27 @@ def find_dice(
     if floor is not None:
         found = [c for c in found if _unlike_floor(c, work, floor, settings.background_contrast)]
     return suppress(found, settings)
+
+
+def finder_peaks(work: np.ndarray, threshold: float, mirrored: bool,
+                 model: Path | None = None) -> list[Candidate]:
+    """Return a finder's peaks over a threshold as candidates in work-image pixels."""
+    heat, sides, to_work = heatmap(work, mirrored, model)
+    found = []
+    for row, col in peaks(heat, threshold):
+        x, y = refine(heat, row, col)
+        side = max(float(sides[row, col]), 1.0) * to_work
+        found.append(Candidate(x * to_work, y * to_work, side, float(heat[row, col])))
+    return found
+
+
+def with_others(found: list[Candidate], others: list[Candidate],
+                settings: ReaderSettings) -> list[Candidate]:
+    """Add the dice finder's candidates where the d6 finder found nothing of the same die:
+    the d6 finder keeps its pip d6, the dice finder adds the numeral dice it missed."""
+    added = [o for o in others if not any(
+        np.hypot(o.x - c.x, o.y - c.y) < settings.same_die * max(o.side, c.side) for c in found)]
+    return found + added
 
 
 def suppress(found: list[Candidate], settings: ReaderSettings | None = None) -> list[Candidate]:

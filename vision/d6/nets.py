@@ -92,9 +92,15 @@ def learned_from(path: Path) -> frozenset[str] | None:
     return None if said is None else frozenset(said.split(","))
 
 
-def find_size() -> int:
-    """Return the side of the square, letterboxed image the shipped finder was trained on."""
-    return int(load_session(MODELS / "d6_finder.onnx").get_inputs()[0].shape[2])
+def finder() -> Path:
+    """Return the shipped d6 finder's model file."""
+    return MODELS / "d6_finder.onnx"
+
+
+def find_size(model: Path | None = None) -> int:
+    """Return the side of the square, letterboxed image a finder (the d6 one by default) was
+    trained on."""
+    return int(load_session(model or finder()).get_inputs()[0].shape[2])
 
 
 def face_size() -> int:
@@ -108,9 +114,10 @@ def _run(path: Path, blob: np.ndarray) -> np.ndarray:
     return np.asarray(net.run(None, {net.get_inputs()[0].name: blob})[0])
 
 
-def run_finder(square: np.ndarray) -> np.ndarray:
-    """Return the finder's (2, S, S) output: centre probability and die side (input fraction)."""
-    out = _run(MODELS / "d6_finder.onnx", to_blob(square[None]))[0]
+def run_finder(square: np.ndarray, model: Path | None = None) -> np.ndarray:
+    """Return a finder's (2, S, S) output: centre probability and die side (input fraction);
+    the d6 finder's unless another model is given."""
+    out = _run(model or finder(), to_blob(square[None]))[0]
     heat = 1.0 / (1.0 + np.exp(-out[0]))
     return np.stack([heat, out[1]])
 
