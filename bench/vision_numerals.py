@@ -31,16 +31,13 @@ from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.reading import Reading
 from tidetower.vision.score import HEADER, Label, Tally, best_match, load_labels, score
 from tidetower.vision.settings import Calibration, ReaderSettings
-from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.synth import EVERY_KIND, TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "numerals-taught"
 SYNTH_SEED = 2_000_000
 """Benchmark trays use seeds from here on, apart from every training seed."""
-BENCH_SPEC = TraySpec(size=(640, 480), count=(1, 8), side=(0.04, 0.08),
-                      kinds=("d6", "d8", "d10", "d10-tens", "d12", "d20"), numeral_d6=0.5,
-                      floors=("grey", "dark", "felt", "wood"))
-"""Trays of every kind, on every floor, dice 40 to 80 px across."""
+BENCH_SPEC = EVERY_KIND
 
 Item = tuple[np.ndarray, tuple[Label, ...]]
 

@@ -47,23 +47,16 @@ class Profile:
     labels: tuple[str, ...]
     names: dict[str, str]
     """Kind ("d20") -> the name the table gave its die ("white omen")."""
-    similar: float = 0.9
+    similar: float = 0.97
     """A die is a taught face only when its embedding is at least this close (cosine)."""
-    lead: float = 0.05
+    lead: float = 0.02
     """... and this much closer to it than to any other taught face."""
-    centred: bool = True
-    """Compare embeddings less the taught views' mean: the net's embeddings all lie in one
-    narrow cone (they are rectified), and what tells taught faces apart is off its axis."""
 
     def match(self, embeddings: np.ndarray) -> list[Match | None]:
         """Return the taught face each embedding is close to and clearly nearest, or None."""
         if len(self.labels) == 0 or len(embeddings) == 0:
             return [None] * len(embeddings)
-        taught, seen = self.embeddings, embeddings
-        if self.centred:
-            centre = taught.mean(axis=0)
-            taught, seen = _unit(taught - centre), _unit(seen - centre)
-        sims = seen @ taught.T
+        sims = embeddings @ self.embeddings.T
         labels = np.array(self.labels)
         out: list[Match | None] = []
         for row in sims:
@@ -88,8 +81,7 @@ class Profile:
         np.savez(folder / EXAMPLES, embeddings=self.embeddings.astype(np.float32),
                  labels=np.array(self.labels))
         meta = {"version": VERSION, "net": model_id(), "photos": photos,
-                "similar": self.similar, "lead": self.lead, "centred": self.centred,
-                "names": self.names,
+                "similar": self.similar, "lead": self.lead, "names": self.names,
                 "taught": self.taught()}
         (folder / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
@@ -97,13 +89,7 @@ class Profile:
                  names: dict[str, str]) -> Profile:
         """Return this profile with more taught views."""
         return Profile(np.concatenate([self.embeddings, embeddings]), self.labels + tuple(labels),
-                       {**self.names, **names}, self.similar, self.lead, self.centred)
-
-
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    """Return vectors scaled to length one (rows)."""
-    return np.asarray(vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True),
-                                           1e-9))
+                       {**self.names, **names}, self.similar, self.lead)
 
 
 def empty_profile(width: int) -> Profile:
@@ -140,5 +126,4 @@ def _load(folder: Path, stamp: int) -> Profile:
         except ValueError as error:
             raise ProfileError(f"{folder} holds a face no die has ({label}): {error}") from None
     return Profile(np.asarray(embeddings, np.float32), tuple(str(x) for x in labels),
-                   dict(meta.get("names", {})), float(meta["similar"]), float(meta["lead"]),
-                   bool(meta.get("centred", False)))
+                   dict(meta.get("names", {})), float(meta["similar"]), float(meta["lead"]))

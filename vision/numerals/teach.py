@@ -31,7 +31,7 @@ from tidetower.vision.read import ImageError, as_bgr, load_image, read_dice, to_
 from tidetower.vision.reading import Box
 from tidetower.vision.score import LABEL_KINDS, Label, score
 from tidetower.vision.settings import ReaderSettings
-from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.synth import EVERY_KIND, render_tray
 
 TURNS = tuple(float(t) for t in range(0, 360, 30))
 """Each taught die is cut at these turns: dice land at any angle."""
@@ -100,7 +100,7 @@ def _box(raw: Any, name: str) -> Box | None:
 def locate(work: np.ndarray, box: Box | None) -> Candidate | None:
     """Return the reader's candidate for a labelled die: in its box, else nearest the centre."""
     h, w = work.shape[:2]
-    found = [c for c in find_dice(work, ReaderSettings(find_threshold=0.3))]
+    found = find_dice(work, ReaderSettings(find_threshold=0.3))
     if box is not None:
         inside = [c for c in found
                   if box[0] * w <= c.x <= box[2] * w and box[1] * h <= c.y <= box[3] * h]
@@ -138,9 +138,7 @@ def learn(dice: Sequence[Taught], names: Mapping[str, str], base: Profile,
 def check_cost(profile: Profile, read: Callable[[np.ndarray, ReaderSettings], Any],
                settings: ReaderSettings, folder: Path) -> tuple[float, float]:
     """Return the share of synthetic dice read right without and with the new profile."""
-    spec = TraySpec(size=(640, 480), count=(1, 6), kinds=("d6", "d8", "d10", "d10-tens",
-                    "d12", "d20"), numeral_d6=0.5, floors=("grey", "dark", "felt", "wood"))
-    trays = [render_tray(seed, spec) for seed in range(CHECK_SEED, CHECK_SEED + CHECK_TRAYS)]
+    trays = [render_tray(seed, EVERY_KIND) for seed in range(CHECK_SEED, CHECK_SEED + CHECK_TRAYS)]
     profile.save(folder, 0)
     totals = []
     for with_profile in (None, str(folder)):

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from tidetower.vision.synth.faces import FACE_PAINTERS
-from tidetower.vision.synth.render import SynthDie, SynthTray, TraySpec, render_tray
+from tidetower.vision.synth.render import EVERY_KIND, SynthDie, SynthTray, TraySpec, render_tray
 
-__all__ = ["FACE_PAINTERS", "SynthDie", "SynthTray", "TraySpec", "render_tray"]
+__all__ = ["EVERY_KIND", "FACE_PAINTERS", "SynthDie", "SynthTray", "TraySpec", "render_tray"]

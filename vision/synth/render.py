@@ -50,6 +50,13 @@ class TraySpec:
     noise: float = 4.0
 
 
+EVERY_KIND = TraySpec(size=(640, 480), count=(1, 8), side=(0.04, 0.08),
+                     kinds=("d6", "d8", "d10", "d10-tens", "d12", "d20"), numeral_d6=0.5,
+                     floors=("grey", "dark", "felt", "wood"))
+"""Trays of every kind on every floor, dice 40 to 80 px across: what benchmarks, tests and
+the teach check read (training draws wider, see vision/training)."""
+
+
 @dataclass(frozen=True)
 class SynthDie:
     """The truth about one rendered die."""
@@ -276,7 +283,8 @@ def _numeral_die(rng: np.random.Generator, canvas: np.ndarray, die: Placed, kind
     h, w = canvas.shape[:2]
     x0, y0 = outline.min(axis=0)
     x1, y1 = outline.max(axis=0)
-    box = (max(0.0, x0 / w), max(0.0, y0 / h), min(1.0, x1 / w), min(1.0, y1 / h))
+    box = (max(0.0, float(x0) / w), max(0.0, float(y0) / h), min(1.0, float(x1) / w),
+           min(1.0, float(y1) / h))
     return SynthDie(kind, value, box, numerals=kind == "d6")
 
 

@@ -9,7 +9,7 @@ the test split) are added as "pips". No torch here: the crops can be made on any
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -21,13 +21,9 @@ from tidetower.vision.numerals.nets import CLASSES, MARGIN
 from tidetower.vision.reading import Box
 from tidetower.vision.score import fold_of, load_labels
 from tidetower.vision.settings import ReaderSettings
-from tidetower.vision.synth import SynthDie, TraySpec, render_tray
+from tidetower.vision.synth import EVERY_KIND, SynthDie, render_tray
 
-TRAIN_SPEC = TraySpec(
-    size=(640, 480), count=(2, 12), side=(0.03, 0.09),
-    kinds=("d6", "d8", "d10", "d10-tens", "d12", "d20"), numeral_d6=0.5,
-    floors=("grey", "dark", "felt", "wood"), heaped=0.5,
-)
+TRAIN_SPEC = replace(EVERY_KIND, count=(2, 12), side=(0.03, 0.09), heaped=0.5)
 """Synthetic trays the numeral net learns from: every kind, on every floor."""
 FIND = ReaderSettings(find_threshold=0.15)
 """A lower finder threshold than the reader's, so training sees the faint candidates too."""
