@@ -2,8 +2,9 @@
 
 Makes labelled crops from synthetic trays of every kind and from the d6-tray photos outside
 the test split (`numeral_crops`), caches them in --crops DIR, trains `numeral_net.NumeralNet`
-and writes vision/numerals/numerals.onnx. The real numeral photos in
-../shared/data/numerals-taught are never trained on: they are the benchmark's untaught dice.
+and writes vision/numerals/numerals.onnx, made int8 (twice as fast, same reads). The real
+numeral photos in ../shared/data/numerals-taught are never trained on: they are the
+benchmark's untaught dice.
 Needs the `train` extra (torch, onnx).
 """
 
@@ -26,6 +27,8 @@ D6_TRAY = ROOT / ".." / "shared" / "data" / "d6-tray"
 SYNTH_SEED = 100_000
 """Seed of the first synthetic training tray; chunks of CHUNK consecutive seeds follow."""
 CHUNK = 500
+CALIBRATION = 2000
+"""Training crops (of the first chunk) the int8 net is calibrated on."""
 
 
 def _chunk(path: Path, first: int) -> Path:
@@ -70,6 +73,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL, help="the .onnx to write")
+    parser.add_argument("--float", action="store_true",
+                        help="keep the net float (by default it is made int8, calibrated on "
+                             f"the first {CALIBRATION} training crops)")
     return parser.parse_args(argv)
 
 
@@ -81,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"training needs {', '.join(missing)}: {TRAIN_EXTRA}")
     import torch
 
-    from tidetower.vision.training.numeral_net import export, train
+    from tidetower.vision.training.numeral_net import export, quantize, train
 
     torch.set_num_threads(args.threads)
     start = time.time()
@@ -89,6 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(crops.labels)} crops ({time.time() - start:.0f} s)", flush=True)
     net = train(crops, args.epochs, args.seed, args.width)
     export(net, args.out, f"synthetic:{SYNTH_SEED}+{args.chunks * CHUNK},d6-tray:dev")
+    if not args.float:
+        quantize(args.out, crops.images[:CALIBRATION])
     print(f"wrote {args.out} in {time.time() - start:.0f} s")
 
 
