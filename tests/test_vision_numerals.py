@@ -108,7 +108,7 @@ def test_each_kind_reads_from_synthetic_trays(kind: str) -> None:
     dice, right, wrong = _read_share(spec, range(5_000_000, 5_000_012))
     assert dice >= 20
     assert right >= FLOORS[kind] * dice, f"{kind}: {right} of {dice} right, {wrong} wrong"
-    assert wrong <= 0.03 * dice, f"{kind}: {wrong} of {dice} read as another face or kind"
+    assert wrong <= 0.04 * dice, f"{kind}: {wrong} of {dice} read as another face or kind"
 
 
 def test_six_is_never_read_as_nine() -> None:

@@ -14,6 +14,11 @@ from tidetower.vision.settings import ReaderSettings
 
 DICE_FINDER = Path(__file__).resolve().parents[1] / "numerals" / "dice_finder.onnx"
 """A second finder, trained on every kind: numeral dice the d6 finder misses."""
+OTHERS_APART = 0.7
+"""How far, in die sides, a dice finder peak must lie from every d6 finder peak to be a die
+of its own: half a side (same_die) let a die cut by the frame edge count twice; 0.7 is the
+least that did not, and cost 1.1 points of numeral recall on 60 synthetic trays (seeds
+8,000,000+: 99.3 % at 0.5, 98.2 % at 0.7, 97.2 % at 0.8)."""
 
 
 @dataclass(frozen=True)
@@ -110,9 +115,10 @@ def finder_peaks(work: np.ndarray, threshold: float, mirrored: bool,
 def with_others(found: list[Candidate], others: list[Candidate],
                 settings: ReaderSettings) -> list[Candidate]:
     """Add the dice finder's candidates where the d6 finder found nothing of the same die:
-    the d6 finder keeps its pip d6, the dice finder adds the numeral dice it missed."""
+    the d6 finder keeps its pip d6, the dice finder adds the numeral dice it missed. Its
+    peaks within OTHERS_APART sides of a d6 find are the same die (or a part of it)."""
     added = [o for o in others if not any(
-        np.hypot(o.x - c.x, o.y - c.y) < settings.same_die * max(o.side, c.side) for c in found)]
+        np.hypot(o.x - c.x, o.y - c.y) < OTHERS_APART * max(o.side, c.side) for c in found)]
     return found + added
 
 
