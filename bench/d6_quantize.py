@@ -14,19 +14,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import onnx
-from onnxruntime.quantization import (
-    CalibrationDataReader,
-    QuantFormat,
-    QuantType,
-    quantize_static,
-)
-from onnxruntime.quantization.shape_inference import quant_pre_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -34,23 +26,12 @@ from d6_paste import Photo
 
 from tidetower.vision.d6.nets import FACE_MARGIN, face_crop, learned_from, letterbox, to_blob
 from tidetower.vision.score import FOLDS
+from tidetower.vision.training.int8 import int8
 
 CALIBRATION_SYNTH = 60
 """Synthetic trays calibrated on besides the real photos: the first of the training trays."""
 FLOOR_CROPS = 3
 """Crops of bare floor per photo: the face readers see candidates that are no die, too."""
-
-
-class Feed(CalibrationDataReader):
-    """Hand onnxruntime's calibrator one input blob at a time."""
-
-    def __init__(self, blobs: Iterator[np.ndarray]) -> None:
-        self.blobs = blobs
-
-    def get_next(self) -> dict[str, np.ndarray] | None:
-        """Return the next input, or None when the photos are used up."""
-        blob = next(self.blobs, None)
-        return None if blob is None else {"x": blob}
 
 
 def finder_inputs(photos: list[Photo], size: int) -> Iterator[np.ndarray]:
@@ -82,24 +63,7 @@ def quantize(path: Path, photos: list[Photo]) -> None:
     model = onnx.load(str(path))
     size = model.graph.input[0].type.tensor_type.shape.dim[2].dim_value
     finder = path.name.startswith("d6_finder")
-    blobs = finder_inputs(photos, size) if finder else face_inputs(photos, size)
-    with tempfile.TemporaryDirectory() as tmp:
-        ready = Path(tmp) / path.name
-        quant_pre_process(str(path), str(ready))
-        quantize_static(str(ready), str(path), Feed(blobs), quant_format=QuantFormat.QDQ,
-                        per_channel=True, reduce_range=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-    keep_used_opsets(path)
-
-
-def keep_used_opsets(path: Path) -> None:
-    """Drop operator sets no node uses: an older onnxruntime refuses sets newer than it knows."""
-    model = onnx.load(str(path))
-    used = {node.domain for node in model.graph.node}
-    kept = [opset for opset in model.opset_import if opset.domain in used]
-    del model.opset_import[:]
-    model.opset_import.extend(kept)
-    onnx.save(model, str(path))
+    int8(path, finder_inputs(photos, size) if finder else face_inputs(photos, size))
 
 
 def main() -> None:

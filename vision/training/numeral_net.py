@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from pathlib import Path
 
@@ -120,41 +119,9 @@ def export(net: NumeralNet, path: Path, trained_on: str) -> None:
     onnx.save(model, str(path))
 
 
-class _Feed:
-    """Hand onnxruntime's calibrator one batch of crops at a time."""
 
-    def __init__(self, crops: np.ndarray, batch: int = 64) -> None:
-        self.batches = iter(range(0, len(crops), batch))
-        self.crops, self.batch = crops, batch
+def quantize(path: Path, crops: np.ndarray, batch: int = 64) -> None:
+    """Replace a float numeral net by its int8 version, calibrated on training crops."""
+    from tidetower.vision.training.int8 import int8
 
-    def get_next(self) -> dict[str, np.ndarray] | None:
-        start = next(self.batches, None)
-        if start is None:
-            return None
-        return {"x": to_blob(self.crops[start : start + self.batch])}
-
-    def rewind(self) -> None:
-        self.batches = iter(range(0, len(self.crops), self.batch))
-
-
-def quantize(path: Path, crops: np.ndarray) -> None:
-    """Replace a float numeral net by its int8 version (static QDQ, weights per channel in 7
-    bits as the d6 readers', so CPUs without VNNI cannot overflow), calibrated on training
-    crops; its metadata is kept."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    props = {p.key: p.value for p in onnx.load(str(path)).metadata_props}
-    with tempfile.TemporaryDirectory() as tmp:
-        ready = Path(tmp) / path.name
-        quant_pre_process(str(path), str(ready))
-        quantize_static(str(ready), str(path), _Feed(crops), quant_format=QuantFormat.QDQ,
-                        per_channel=True, reduce_range=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-    model = onnx.load(str(path))
-    used = {node.domain for node in model.graph.node}
-    kept = [opset for opset in model.opset_import if opset.domain in used]
-    del model.opset_import[:]
-    model.opset_import.extend(kept)
-    onnx.helper.set_model_props(model, props)
-    onnx.save(model, str(path))
+    int8(path, (to_blob(crops[i : i + batch]) for i in range(0, len(crops), batch)))
