@@ -8,9 +8,13 @@ from them (`--sim` does the same with the simulated camera, whose player throws 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
+import sys
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -19,6 +23,9 @@ import numpy as np
 
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.tower import open_camera, sim_config
+from tidetower.mqtt.broker import BrokerStartError
+from tidetower.mqtt.payloads import TeachPayload, TeachStep
+from tidetower.mqtt.teaching import TeachLink
 from tidetower.vision.calibrate import CalibrationError, load_calibration
 from tidetower.vision.kinds import KINDS, face_text, face_values
 from tidetower.vision.numerals.teach import TeachError, TeachReport, teach
@@ -50,17 +57,45 @@ def settled_throw(camera: FrameSource, watch: SettleWatch) -> np.ndarray:
     raise click.ClickException("no throw came to rest in the tray: is the camera on the tray?")
 
 
+class Progress:
+    """Tells the display pages (through a TeachLink, if there is one) how the flow goes."""
+
+    def __init__(self, kind: str, name: str | None, link: TeachLink | None = None) -> None:
+        self.kind, self.name, self.link = kind, name, link
+
+    def show(self, step: TeachStep, wanted: set[int], guess: int | None = None,
+             message: str = "") -> None:
+        """Publish the step, the faces taught so far and the camera's guess."""
+        if self.link is None:
+            return
+        faces = list(face_values(self.kind))
+        self.link.show(TeachPayload.model_validate({
+            "die": self.kind, "name": self.name, "faces": faces, "step": step,
+            "taught": [f for f in faces if f not in wanted], "guess": guess,
+            "message": message}))
+
+
+def guess_of(reading: Reading, kind: str) -> int | None:
+    """Return the face the camera reads on a die of `kind`, if it read one."""
+    return next((d.value for d in reading.dice if d.die == kind), None)
+
+
 def collect(camera: FrameSource, kind: str, answer: Answer, watch: SettleWatch,
-            before_throw: Callable[[], None] = lambda: None) -> dict[int, np.ndarray]:
+            before_throw: Callable[[], None] = lambda: None,
+            progress: Progress | None = None) -> dict[int, np.ndarray]:
     """Ask for throws until every face of `kind` has a confirmed photo; return them by face."""
     wanted = set(face_values(kind))
     photos: dict[int, np.ndarray] = {}
+    progress = progress or Progress(kind, None)
     while wanted:
         left = " ".join(face_text(kind, v) for v in sorted(wanted))
         click.echo(f"throw the {kind}: {len(wanted)} face(s) to go ({left})")
+        progress.show("throw", wanted)
         before_throw()
         frame = settled_throw(camera, watch)
-        value = answer(read_dice(frame), wanted)
+        reading = read_dice(frame)
+        progress.show("confirm", wanted, guess_of(reading, kind))
+        value = answer(reading, wanted)
         if value is None or value not in wanted:
             click.echo("  not kept: that face is taught already, or none was given")
             continue
@@ -73,16 +108,47 @@ def ask_person(kind: str) -> Answer:
     """Return an Answer that shows the reader's guess and asks the person at the terminal."""
 
     def answer(reading: Reading, wanted: set[int]) -> int | None:
-        guess = next((d.value for d in reading.dice if d.die == kind), None)
-        shown = face_text(kind, guess) if guess is not None else "?"
+        shown = _shown(kind, guess_of(reading, kind))
         text = click.prompt(f"  the camera reads {shown}: what does it show (enter: {shown})",
                             default=shown, show_default=False)
-        try:
-            return int(text)
-        except ValueError:
-            return None
+        return _face_typed(text, shown)
 
     return answer
+
+
+def ask_anywhere(kind: str, answers: queue.Queue[str]) -> Answer:
+    """Return an Answer taking the first of a line typed at the terminal or a face tapped on
+    a display page (both arrive on `answers`)."""
+
+    def answer(reading: Reading, wanted: set[int]) -> int | None:
+        shown = _shown(kind, guess_of(reading, kind))
+        click.echo(f"  the camera reads {shown}: what does it show? (type it, or enter for "
+                   f"{shown}; or tap it on the display page)")
+        return _face_typed(answers.get(), shown)
+
+    return answer
+
+
+def _shown(kind: str, guess: int | None) -> str:
+    return face_text(kind, guess) if guess is not None else "?"
+
+
+def _face_typed(text: str, shown: str) -> int | None:
+    """Return the face a person typed (nothing: the camera's guess), or None if no number."""
+    try:
+        return int(text.strip() or shown)
+    except ValueError:
+        return None
+
+
+def _read_terminal(answers: queue.Queue[str]) -> None:
+    """Feed every line typed at the terminal to `answers`, until the input ends."""
+
+    def read() -> None:
+        for line in sys.stdin:
+            answers.put(line)
+
+    threading.Thread(target=read, name="teach-terminal", daemon=True).start()
 
 
 def sim_player(source: SimulatedSource, kind: str) -> tuple[Answer, Callable[[], None]]:
@@ -102,16 +168,60 @@ def sim_player(source: SimulatedSource, kind: str) -> tuple[Answer, Callable[[],
 
 
 def teach_from_camera(config: TowerConfig, kind: str, name: str | None, profile: Path,
-                      sim: bool) -> TeachReport:
-    """Run the guided flow on the config's camera; teach the photos into the profile."""
+                      sim: bool, use_mqtt: bool = False) -> TeachReport:
+    """Run the guided flow on the config's camera (and display pages, if `use_mqtt`); teach
+    the photos into the profile."""
+    with _teach_link(config, use_mqtt) as link:
+        progress = Progress(kind, name, link)
+        photos = _throws(config, kind, sim, progress)
+        progress.show("teaching", set())
+        try:
+            report = _teach_photos(config, kind, name, profile, photos)
+        except TeachError as error:
+            progress.show("refused", set(), message=str(error))
+            raise
+        progress.show("done", set(), message=f"taught {len(report.added)} faces")
+        return report
+
+
+def _throws(config: TowerConfig, kind: str, sim: bool,
+            progress: Progress) -> dict[int, np.ndarray]:
+    """Collect one confirmed photo per face from the config's camera."""
     calibration = _calibration(config)
     with open_camera(config.camera, seed=0) as camera:
         if sim and isinstance(camera, SimulatedSource):
             answer, throw = sim_player(camera, kind)
-            photos = collect(camera, kind, answer, SettleWatch(empty_tray=camera.empty), throw)
-        else:
-            watch = SettleWatch(empty_tray=calibration.background)
-            photos = collect(camera, kind, ask_person(kind), watch)
+            return collect(camera, kind, answer, SettleWatch(empty_tray=camera.empty), throw,
+                           progress)
+        watch = SettleWatch(empty_tray=calibration.background)
+        if progress.link is None:
+            return collect(camera, kind, ask_person(kind), watch)
+        _read_terminal(progress.link.answers)
+        return collect(camera, kind, ask_anywhere(kind, progress.link.answers), watch,
+                       progress=progress)
+
+
+@contextlib.contextmanager
+def _teach_link(config: TowerConfig, use_mqtt: bool) -> Iterator[TeachLink | None]:
+    """Link the flow to the display pages; without a broker it goes on at the terminal."""
+    if not use_mqtt:
+        yield None
+        return
+    try:
+        link = TeachLink(config.mqtt).start()
+    except BrokerStartError as error:
+        click.echo(f"display pages off: {error}", err=True)
+        yield None
+        return
+    try:
+        yield link
+    finally:
+        link.stop()
+
+
+def _teach_photos(config: TowerConfig, kind: str, name: str | None, profile: Path,
+                  photos: dict[int, np.ndarray]) -> TeachReport:
+    """Keep the confirmed photos beside the profile, and teach from them."""
     folder = profile / "photos"
     folder.mkdir(parents=True, exist_ok=True)
     labels, paths = {}, []
@@ -162,9 +272,12 @@ def _say(report: TeachReport, profile: Path) -> None:
 @click.option("--sim", is_flag=True, help="Teach at the simulated tower (a player throws).")
 @click.option("--die", "kind", type=click.Choice(KINDS), help="The kind to teach at the tower.")
 @click.option("--name", help='What the table calls the die taught at the tower ("white omen").')
+@click.option("--mqtt/--no-mqtt", "use_mqtt", default=None,
+              help="Show the flow on the display pages, which may confirm faces too "
+                   "(default: on with --config, off with --sim alone).")
 def teach_command(profile: Path | None, images: tuple[Path, ...], labels_path: Path | None,
                   config_path: Path | None, sim: bool, kind: str | None,
-                  name: str | None) -> None:
+                  name: str | None, use_mqtt: bool | None) -> None:
     """Teach the reader the table's own dice into the PROFILE folder (made, or extended).
 
     From photos: PROFILE --labels LABELS.json IMAGE ... At the tower: --config FILE --die
@@ -183,7 +296,8 @@ def teach_command(profile: Path | None, images: tuple[Path, ...], labels_path: P
             raise click.UsageError("--die KIND: which die is taught at the tower")
         config = _guided_config(config_path)
         target = profile or _default_profile(config)
-        _say(teach_from_camera(config, kind, name, target, sim), target)
+        linked = config_path is not None if use_mqtt is None else use_mqtt
+        _say(teach_from_camera(config, kind, name, target, sim, linked), target)
     except TeachError as error:
         raise click.ClickException(str(error)) from None
     except FrameSourceError as error:

@@ -27,6 +27,7 @@ from tidetower.mqtt.payloads import (
     RethrowCommand,
     RollCommand,
     SystemCommand,
+    TeachCommand,
     TideCommand,
 )
 
@@ -55,13 +56,38 @@ class Refused(Exception):
         self.message = message
 
 
-def _request_id(data: object) -> str | None:
+def request_id(data: object) -> str | None:
     """The request's id, if it sent a usable one (replies carry it back)."""
     if isinstance(data, dict):
         value = data.get("id")
         if isinstance(value, str) and 0 < len(value) <= 64:
             return value
     return None
+
+
+def parse_body(raw: bytes, max_bytes: int = 4096) -> object:
+    """Return a command body's JSON object, or Refused saying why it is not one."""
+    if len(raw) > max_bytes:
+        raise Refused(None, f"command is {len(raw)} bytes; the limit is {max_bytes}")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise Refused(None, f"command body is not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise Refused(None, "command body must be a JSON object")
+    return data
+
+
+def validate(name: str, data: object) -> Any:
+    """Return the command `name` checked against its schema, or Refused naming the field."""
+    kind = COMMAND_TYPES.get(name)
+    if kind is None:
+        known = ", ".join(sorted(COMMAND_TYPES))
+        raise Refused("command", f"unknown command {name!r}: known are {known}")
+    try:
+        return kind.model_validate(data)
+    except ValidationError as error:
+        raise _validation_refusal(error) from None
 
 
 def _validation_refusal(error: ValidationError) -> Refused:
@@ -104,36 +130,15 @@ class CommandDesk:
         """The reply to one command; never raises for bad input."""
         data: object = None
         try:
-            data = self._parse(raw)
-            model = self._validate(name, data)
+            data = parse_body(raw, self.max_bytes)
+            model = validate(name, data)
             loop = isinstance(model, LOOP_COMMANDS)
             with contextlib.nullcontext() if loop else self.lock:
                 detail = self._apply(model)
         except Refused as refused:
             error = CommandError(field=refused.field, message=refused.message)
-            return CommandResult(id=_request_id(data), command=name, ok=False, error=error)
+            return CommandResult(id=request_id(data), command=name, ok=False, error=error)
         return CommandResult(id=model.id, command=name, ok=True, detail=detail)
-
-    def _parse(self, raw: bytes) -> object:
-        if len(raw) > self.max_bytes:
-            raise Refused(None, f"command is {len(raw)} bytes; the limit is {self.max_bytes}")
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise Refused(None, f"command body is not JSON: {error}") from None
-        if not isinstance(data, dict):
-            raise Refused(None, "command body must be a JSON object")
-        return data
-
-    def _validate(self, name: str, data: object) -> Any:
-        kind = COMMAND_TYPES.get(name)
-        if kind is None:
-            known = ", ".join(sorted(COMMAND_TYPES))
-            raise Refused("command", f"unknown command {name!r}: known are {known}")
-        try:
-            return kind.model_validate(data)
-        except ValidationError as error:
-            raise _validation_refusal(error) from None
 
     def _apply(self, command: Any) -> Detail:
         """Run a checked command; engine refusals become Refused naming the field."""
@@ -158,6 +163,9 @@ class CommandDesk:
             self._controls("reread").reread()
         elif isinstance(command, RethrowCommand):
             self._controls("rethrow").rethrow()
+        elif isinstance(command, TeachCommand):
+            raise Refused("command", "no die is being taught: `tidetower teach --config FILE "
+                                     "--die KIND` teaches one, with the tower stopped")
         else:  # UndoCommand
             record = self.table.undo()
             return {"roll_id": record.id}

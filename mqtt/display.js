@@ -40,7 +40,7 @@ function connect() {
       $("link").classList.toggle("off", state !== "online");
     },
   });
-  for (const name of ["status", "tower", "tide", "session", "roll", "cmd/result"]) {
+  for (const name of ["status", "tower", "tide", "session", "roll", "teach", "cmd/result"]) {
     client.subscribe(`${base}/${name}`, 1);
   }
   client.connect();
@@ -50,6 +50,7 @@ function received(topic, text) {
   const name = topic.slice(base.length + 1);
   if (name === "status") { showTower(text); return; }
   if (name === "tower") { showTowerState(text); return; }
+  if (name === "teach") { showTeach(text); return; }
   let body;
   try { body = JSON.parse(text); } catch (error) { return; }
   if (name === "tide") showTide(body);
@@ -189,7 +190,7 @@ function showResult(reply) {
   if (!reply.id || !reply.id.startsWith(client.options.clientId)) return;
   if (reply.id === waitingFor) waitingFor = null;
   attentionReplied(reply);
-  for (const status of [$("cmd-status"), $("attention-status")]) {  // the GM sees it where they tapped
+  for (const status of [$("cmd-status"), $("attention-status"), $("teach-status")]) {  // the GM sees it where they tapped
     status.className = reply.ok ? "ok" : "error";
     status.textContent = reply.ok ? `${reply.command}: done`
       : `${reply.command} refused${reply.error.field ? ` (${reply.error.field})` : ""}: ${reply.error.message}`;
@@ -202,7 +203,7 @@ function send(command, body) {
   body.id = `${client.options.clientId}-${++requestCount}`;
   waitingFor = body.id;
   const say = (kind, text) => {
-    for (const status of [$("cmd-status"), $("attention-status")]) {
+    for (const status of [$("cmd-status"), $("attention-status"), $("teach-status")]) {
       status.className = kind;
       status.textContent = text;
     }

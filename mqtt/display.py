@@ -1,7 +1,8 @@
 """`tidetower display`: serves the table page, which talks to the broker over WebSockets.
 
-The page (display.html, display.js, attention.js, mqttws.js, display.css) can also be opened
-from a file with `?ws=ws://HOST:PORT/mqtt&table=NAME`; `--export DIR` writes it out for that.
+The page (display.html, display.js, attention.js, teach.js, mqttws.js, display.css) can
+also be opened from a file with `?ws=ws://HOST:PORT/mqtt&table=NAME`; `--export DIR` writes
+it out for that.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from tidetower.mqtt.settings import MqttSettings
 
 PAGE_DIR = Path(__file__).resolve().parent
 FILES = {"display.html": "text/html", "display.js": "text/javascript",
-         "attention.js": "text/javascript", "mqttws.js": "text/javascript",
+         "attention.js": "text/javascript", "teach.js": "text/javascript",
+         "mqttws.js": "text/javascript",
          "display.css": "text/css"}
 
 

@@ -170,6 +170,22 @@ class TowerPayload(_Wire):
     error: str | None = None
 
 
+TeachStep = Literal["throw", "confirm", "teaching", "done", "refused"]
+
+
+class TeachPayload(_Wire):
+    """Retained `teach` while `tidetower teach --config` runs: which faces are taught, and
+    what the camera reads in the throw awaiting confirmation. Emptied when it ends."""
+
+    die: DieName
+    name: str | None = None
+    faces: list[int]
+    taught: list[int] = []
+    step: TeachStep
+    guess: int | None = None
+    message: str = ""
+
+
 class CommandError(BaseModel):
     """Why a command was refused: the field at fault (if one is) and a message."""
 
@@ -281,10 +297,17 @@ class RethrowCommand(_Command):
     """Discard the pending reading: the dice are to be thrown again."""
 
 
+class TeachCommand(_Command):
+    """Say which face the die being taught shows in the throw awaiting confirmation; no
+    value: keep no photo of this throw (a face taught already), throw again."""
+
+    value: int | None = Field(None, ge=0, le=100)
+
+
 COMMAND_TYPES: dict[str, type[_Command]] = {
     "declare": DeclareCommand, "tide": TideCommand, "system": SystemCommand,
     "roll": RollCommand, "die": DieCommand, "undo": UndoCommand, "reread": RereadCommand,
-    "rethrow": RethrowCommand,
+    "rethrow": RethrowCommand, "teach": TeachCommand,
 }
 
 SessionPayload.model_rebuild()

@@ -35,6 +35,10 @@ class Topics:
         return f"{self.base}/tower"
 
     @property
+    def teach(self) -> str:
+        return f"{self.base}/teach"
+
+    @property
     def roll(self) -> str:
         return f"{self.base}/roll"
 

@@ -12,9 +12,11 @@ from playwright.sync_api import Error, Page, expect, sync_playwright
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
+from tidetower.firmware.teach_cli import Progress
 from tidetower.mqtt.commands import TowerControls
 from tidetower.mqtt.display import DisplayServer, export_page
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.teaching import TeachLink
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -181,3 +183,29 @@ def test_the_page_draws_each_kind_and_offers_the_readers_guesses_first(
         faces.nth(1).click()
         expect(page.locator("#attention-status")).to_have_text("die: done")
         assert tray.calls == [("die", 0, "d20", 9)]  # type: ignore[attr-defined]
+
+
+def test_the_page_shows_the_teach_flow_and_confirms_a_face(
+        mosquitto: Mosquitto, page: Page) -> None:
+    settings = mosquitto.settings()
+    with TeachLink(settings) as link, DisplayServer(settings, port=free_port()) as server:
+        page.goto(server.url)
+        panel = page.locator("#teach-panel")
+        expect(page.locator("#link")).to_have_text("broker online")
+        expect(panel).to_be_hidden()
+        progress = Progress("d20", "white omen", link)
+        progress.show("confirm", set(range(6, 21)), guess=17)
+        expect(panel).to_be_visible()
+        expect(page.locator("#teach-title")).to_have_text("Teaching the d20 “white omen”")
+        expect(page.locator("#teach-progress")).to_contain_text("5 of 20 faces taught")
+        faces = panel.locator("button.face")
+        expect(faces).to_have_count(15)  # the faces still to teach, the camera's guess first
+        expect(faces.nth(0)).to_have_text("17")
+        expect(panel.locator("button.face.guess")).to_have_count(1)
+        faces.nth(0).click()
+        expect(page.locator("#teach-status")).to_have_text("teach: done")
+        assert link.answers.get(timeout=WAIT) == "17"
+        progress.show("throw", set(range(6, 17)) | set(range(18, 21)))
+        expect(faces).to_have_count(0)
+        expect(page.locator("#teach-step")).to_have_text("Throw the die into the tower.")
+    expect(panel).to_be_hidden()  # the flow's end empties the retained state

@@ -1,0 +1,102 @@
+"""The guided teach flow on the broker: its progress retained on `teach`, faces from the page.
+
+`tidetower teach --config` runs with the tower stopped (it holds the camera), so this link
+starts the embedded broker when the config has one, as the tower would, and answers
+`cmd/teach` itself on `cmd/result`.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+
+from tidetower.mqtt.broker import EmbeddedBroker
+from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.commands import Refused, parse_body, request_id, validate
+from tidetower.mqtt.payloads import CommandError, CommandResult, TeachPayload
+from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.topics import Topics
+
+log = logging.getLogger(__name__)
+
+
+class TeachLink:
+    """Shows the teach flow's progress to the displays and takes the faces they confirm."""
+
+    def __init__(self, settings: MqttSettings) -> None:
+        self.settings = settings
+        self.topics = Topics.of(settings)
+        self.answers: queue.Queue[str] = queue.Queue()
+        """Faces confirmed on a display, as text (a terminal's answers may join them)."""
+        self._client = BrokerClient(settings, f"tidetower-teach-{settings.table}")
+        self._client.on_connect.append(self._republish)
+        self._broker: EmbeddedBroker | None = None
+        self._lock = threading.Lock()
+        self._shown: TeachPayload | None = None
+        self._open = False  # a throw awaits its one answer
+
+    def start(self, timeout: float = 5.0) -> TeachLink:
+        """Start the embedded broker (if configured) and connect; a broker that is not
+        there yet is retried in the background."""
+        if self.settings.embedded:
+            self._broker = EmbeddedBroker(self.settings).start()
+        self._client.subscribe(self.topics.command("teach"), self._on_command, 1)
+        self._client.start()
+        self._client.wait_connected(timeout)
+        return self
+
+    def stop(self) -> None:
+        """Empty the retained `teach` (the displays hide the flow), disconnect, stop the broker."""
+        self._client.stop(last_words=(self.topics.teach, ""))
+        if self._broker is not None:
+            self._broker.stop()
+
+    def __enter__(self) -> TeachLink:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def show(self, state: TeachPayload) -> None:
+        """Publish the flow's progress, retained; it is sent again on every reconnect."""
+        with self._lock:
+            self._shown = state
+            self._open = state.step == "confirm"
+            if self._open:  # an answer typed or tapped before this throw is not about it
+                while not self.answers.empty():
+                    self.answers.get_nowait()
+        self._republish()
+
+    def _republish(self) -> None:
+        with self._lock:
+            shown = self._shown
+        if shown is not None:
+            self._client.publish(self.topics.teach, shown.model_dump_json(), 1, True)
+
+    def _on_command(self, message: Message) -> None:
+        data: object = None
+        try:
+            data = parse_body(message.payload)
+            value: int | None = validate("teach", data).value
+            self._accept(value)
+        except Refused as refused:
+            error = CommandError(field=refused.field, message=refused.message)
+            reply = CommandResult(id=request_id(data), command="teach", ok=False, error=error)
+        else:
+            reply = CommandResult(id=request_id(data), command="teach", ok=True,
+                                  detail={"face": value})
+        self._client.publish(self.topics.command_result, reply.model_dump_json(), 1)
+
+    def _accept(self, value: int | None) -> None:
+        """Queue the one answer to the throw awaiting it (None: throw again), or Refused."""
+        with self._lock:
+            shown = self._shown
+            if shown is None or not self._open:
+                raise Refused("value", "no throw is waiting to be confirmed: throw the die")
+            left = [f for f in shown.faces if f not in shown.taught]
+            if value is not None and value not in left:
+                raise Refused("value", f"{value} is not a face of the {shown.die} still to "
+                                       f"teach ({' '.join(map(str, left))})")
+            self._open = False
+            self.answers.put("again" if value is None else str(value))
