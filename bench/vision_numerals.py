@@ -1,12 +1,14 @@
 """Benchmark the reader on numeral dice: real untaught dice, synthetic trays, speed, teach.
 
-Usage: python bench/vision_numerals.py [--only real|synth|speed|teach] [--synth N]
-       [--profile DIR] [--breakdown]
+Usage: python bench/vision_numerals.py [--only real|synth|speed|teach|teach-real]
+       [--synth N] [--model FILE ...] [--breakdown]
 Scoring is the d6 benchmark's (centre inside the label box or IoU >= 0.3, one to one), and a
 die is right only when both its kind and its value are. `real`: the photos of
-../shared/data/numerals-taught, which the numeral net never learned from, read with the
-calibration a tower would take of that tray (its empty-tray photo): untaught real dice of
-one maker. `synth`: trays of every kind from seeds no net trained on. `speed`: median
+../shared/data/numerals-taught read with the calibration a tower would take of that tray
+(its empty-tray photo). The net's `trained_on` says which kinds' photos it learned from;
+only the others count as untaught. With several --model (nets trained with --leave-out),
+each reads the kinds it never saw and the tallies add up: untaught, cross-validated.
+`synth`: trays of every kind from seeds no net trained on. `speed`: median
 reading time of 640x480 trays on one thread, with and without a profile. `teach`: a
 synthetic die set taught from one render per face, then read in new throws.
 """
@@ -25,7 +27,9 @@ import cv2
 import numpy as np
 
 from tidetower.vision.calibrate import find_tray
+from tidetower.vision.d6.nets import load_session
 from tidetower.vision.kinds import face_values
+from tidetower.vision.numerals.nets import MODEL, NUMERAL_KINDS
 from tidetower.vision.numerals.teach import teach
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.reading import Reading
@@ -49,6 +53,35 @@ def real_photos() -> tuple[Calibration, list[Item]]:
     items = [(load_image(i.path), i.dice) for i in load_labels(DATA)
              if i.path.name != "background_empty_tray.jpg"]
     return calibration, items
+
+
+def seen_kinds(model: Path) -> frozenset[str]:
+    """Return the kinds whose numerals-taught photos a numeral net learned from."""
+    said = load_session(model).get_modelmeta().custom_metadata_map.get("trained_on", "")
+    for part in said.split(","):
+        if part.startswith("numerals-taught:"):
+            return frozenset(NUMERAL_KINDS) - frozenset(part.split("all but ")[-1].split("+")) \
+                if "all but" in part else frozenset(NUMERAL_KINDS)
+    return frozenset()
+
+
+def untaught(models: list[Path], calibration: Calibration,
+             items: list[Item]) -> tuple[Tally, Counter[str]]:
+    """Read each photo with the first net that never saw its kind; add up the tallies."""
+    tally, kinds = Tally(), Counter[str]()
+    seen = [seen_kinds(model) for model in models]
+    for n, model in enumerate(models):
+        mine = [(i, ls) for i, ls in items if ls and _reader_of(ls, seen) == n]
+        t, k = run(mine, ReaderSettings(numeral_net=str(model)), calibration)
+        tally.absorb(t)
+        kinds.update(k)
+    return tally, kinds
+
+
+def _reader_of(labels: tuple[Label, ...], seen: list[frozenset[str]]) -> int | None:
+    """Return the index of the first net that saw none of these dice's kinds."""
+    return next((n for n, known in enumerate(seen) if all(x.die not in known for x in labels)),
+                None)
 
 
 def synthetic(count: int, spec: TraySpec = BENCH_SPEC) -> list[Item]:
@@ -165,15 +198,36 @@ def teach_real(calibration: Calibration, items: list[Item], seed: int = 5) -> tu
 
 
 def _posed(image: np.ndarray, dice: tuple[Label, ...], rng: np.random.Generator) -> Item:
-    """Return a photo turned about its (one) die by a random angle and relit, with its label
-    box moved along (the die stays where it lay)."""
+    """Return a photo whose (one) die is turned where it lies by a random angle and relit:
+    only a disc around the die changes, so the tray still matches its calibration."""
     h, w = image.shape[:2]
     box = dice[0].box
     cx, cy = (box[0] + box[2]) / 2 * w, (box[1] + box[3]) / 2 * h
     turn = cv2.getRotationMatrix2D((cx, cy), float(rng.uniform(0, 360)), 1.0)
     turned = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
-    lit = np.clip(turned.astype(np.float32) * rng.uniform(0.75, 1.2), 0, 255).astype(np.uint8)
-    return lit, dice
+    lit = np.clip(turned.astype(np.float32) * rng.uniform(0.75, 1.2), 0, 255)
+    radius = 0.8 * max((box[2] - box[0]) * w, (box[3] - box[1]) * h)
+    disc = np.zeros((h, w), np.float32)
+    cv2.circle(disc, (round(cx), round(cy)), round(radius), 1.0, -1)
+    disc = cv2.GaussianBlur(disc, (0, 0), radius * 0.1)[..., None]
+    posed = image.astype(np.float32) * (1 - disc) + lit * disc
+    return posed.astype(np.uint8), dice
+
+
+def real(models: list[Path], breakdown: bool) -> None:
+    """Report the real photos: untaught kinds (cross-validated over the nets), and the rest."""
+    calibration, items = real_photos()
+    no_d4 = [(i, ls) for i, ls in items if ls and all(label.die != "d4" for label in ls)]
+    names = ", ".join(m.name for m in models)
+    report(f"numerals-taught, kinds untaught by {names}",
+           *untaught(models, calibration, items), breakdown)
+    report(f"numerals-taught without the d4, untaught by {names}",
+           *untaught(models, calibration, no_d4), breakdown)
+    seen = seen_kinds(models[0])
+    if seen:
+        mine = [(i, ls) for i, ls in no_d4 if all(x.die in seen for x in ls)]
+        report(f"numerals-taught, kinds {models[0].name} learned from (not a score)",
+               *run(mine, ReaderSettings(numeral_net=str(models[0])), calibration), breakdown)
 
 
 def main() -> None:
@@ -183,18 +237,15 @@ def main() -> None:
                         default=None)
     parser.add_argument("--synth", type=int, default=300)
     parser.add_argument("--breakdown", action="store_true")
+    parser.add_argument("--model", type=Path, action="append",
+                        help="numeral net(s) for `real`; several: trained with --leave-out")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    settings = ReaderSettings()
+    settings = ReaderSettings(numeral_net=str(args.model[0]) if args.model else None)
     read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
     print(HEADER)
     if args.only in (None, "real") and DATA.exists():
-        calibration, items = real_photos()
-        report("numerals-taught, untaught (all 86 dice)", *run(items, settings, calibration),
-               args.breakdown)
-        no_d4 = [(i, ls) for i, ls in items if all(label.die != "d4" for label in ls)]
-        report("numerals-taught without the d4", *run(no_d4, settings, calibration),
-               args.breakdown)
+        real(args.model or [MODEL], args.breakdown)
     if args.only in (None, "teach-real") and DATA.exists():
         calibration, items = real_photos()
         plain, taught = teach_real(calibration, [i for i in items if i[1]])

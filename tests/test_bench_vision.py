@@ -7,9 +7,12 @@ import sys
 from pathlib import Path
 
 from tidetower.vision.d6 import nets
-from tidetower.vision.score import FOLDS
+from tidetower.vision.numerals.nets import MODEL
+from tidetower.vision.score import FOLDS, Label
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "vision_d6.py"
+sys.path.insert(0, str(BENCH.parent))
+import vision_numerals  # noqa: E402  (the benchmark is a script beside vision_d6.py)
 
 
 def _cv(pair: str) -> subprocess.CompletedProcess[str]:
@@ -33,3 +36,15 @@ def test_cross_validation_refuses_nets_that_learned_from_the_fold() -> None:
 def test_cross_validation_names_an_unknown_fold() -> None:
     done = _cv(f"z={nets.MODELS}")
     assert done.returncode != 0 and "no fold 'z'; folds are test, a, b, c" in done.stderr
+
+
+def test_the_shipped_numeral_net_learned_from_no_real_numeral_photo() -> None:
+    assert vision_numerals.seen_kinds(MODEL) == frozenset()
+
+
+def test_each_real_photo_is_read_once_by_a_net_that_never_saw_its_kind() -> None:
+    d20, d4 = (Label(1, (0.4, 0.4, 0.5, 0.5), "d20"),), (Label(1, (0.4, 0.4, 0.5, 0.5), "d4"),)
+    seen = [frozenset({"d12", "d6"}), frozenset({"d20", "d8"})]
+    assert vision_numerals._reader_of(d20, seen) == 0
+    assert vision_numerals._reader_of(d4, seen) == 0  # no net has d4 classes: read once
+    assert vision_numerals._reader_of(d20, [frozenset({"d20"})]) is None

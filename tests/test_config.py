@@ -55,6 +55,15 @@ def test_a_missing_profile_or_unknown_pin_fails_at_start(tmp_path: Path) -> None
     assert "camera.reader.pins" in message and "'mauve' is not a colour" in message
 
 
+def test_a_numeral_net_that_does_not_load_fails_at_start(tmp_path: Path) -> None:
+    broken = tmp_path / "mine.onnx"
+    broken.write_bytes(b"not a net")
+    with pytest.raises(ConfigError) as error:
+        load_config(_with_reader(tmp_path, f'numeral_net = "{broken}"\n'))
+    assert "camera.reader.numeral_net" in str(error.value)
+    assert "cannot load a numeral net" in str(error.value)
+
+
 def test_pins_come_from_the_config(tmp_path: Path) -> None:
     config = load_config(_with_reader(tmp_path, 'pins = {d20 = "white"}\n'))
     assert config.camera.reader.pins == {"d20": "white"}

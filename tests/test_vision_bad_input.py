@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from tidetower.vision.kinds import check_face
 from tidetower.vision.read import ImageError, load_image, read_dice
 
 
@@ -73,4 +74,5 @@ def test_any_array_reads_without_crashing(image: np.ndarray) -> None:
     reading = read_dice(image)
     assert reading.ms >= 0
     for die in reading.dice:
-        assert 1 <= die.value <= 6 and 0 <= die.confidence <= 1
+        check_face(die.die, die.value)  # a face its kind has, whatever the noise
+        assert 0 <= die.confidence <= 1

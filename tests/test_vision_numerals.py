@@ -27,6 +27,9 @@ from tidetower.vision.score import Label, score
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
+from tidetower.vision.training.numeral_crops import real_numeral_crops
+
+NUMERALS_TAUGHT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "numerals-taught"
 
 NUMERAL_KINDS = ("d6", "d8", "d10", "d10-tens", "d12", "d20")
 SPEC = replace(EVERY_KIND, count=(1, 6), side=(0.05, 0.08))
@@ -243,3 +246,12 @@ def test_teach_from_photos_needs_its_labels() -> None:
     result = CliRunner().invoke(main, ["teach", "somewhere"])
     assert result.exit_code == 2
     assert "--labels LABELS.json IMAGE" in result.output
+
+
+def test_real_numeral_crops_leave_out_the_kinds_held_out(tmp_path: Path) -> None:
+    if not NUMERALS_TAUGHT.parents[1].exists():
+        pytest.skip("../shared is not beside this clone (a user's clone): no real photos")
+    crops = real_numeral_crops(NUMERALS_TAUGHT, frozenset({"d20", "d10"}), turns=1)
+    kinds = {CLASSES[i].split(":")[0] for i in crops.labels}
+    assert kinds == {"none", "d6", "d8", "d10-tens", "d12"}  # no d20, d10; d4 has no class
+    assert crops.images.shape[1:] == (64, 64, 3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated
 
 import numpy as np
@@ -11,6 +12,7 @@ from pydantic import AfterValidator, ConfigDict, with_config
 from tidetower.vision.colours import COLOURS
 from tidetower.vision.d6.nets import face_models
 from tidetower.vision.kinds import KINDS
+from tidetower.vision.numerals.nets import model_classes
 from tidetower.vision.numerals.profile import load_profile
 
 
@@ -29,6 +31,16 @@ def _readable_profile(folder: str | None) -> str | None:
     if folder is not None:
         load_profile(folder)  # ProfileError is a ValueError: the config names the key
     return folder
+
+
+def _loadable_net(path: str | None) -> str | None:
+    """Accept a numeral net only if onnxruntime loads it, so a bad path fails at start-up."""
+    if path is not None:
+        try:
+            model_classes(Path(path))
+        except Exception as err:  # onnxruntime raises its own, unrelated, error types
+            raise ValueError(f"cannot load a numeral net from {path}: {err}") from err
+    return path
 
 
 def _shipped_readers(count: int) -> int:
@@ -98,6 +110,9 @@ class ReaderSettings:
     pins: Annotated[dict[str, str], AfterValidator(_known_pins)] = field(default_factory=dict)
     """Kinds pinned to one colour, e.g. {"d20": "white"} for a table with two d20 where the
     white one is the Omen: a die of that kind in another colour is set aside, not read."""
+    numeral_net: Annotated[str | None, AfterValidator(_loadable_net)] = None
+    """An .onnx numeral net of your own (`python -m tidetower.vision.training.numerals`) in
+    place of the shipped one. A taught profile belongs to the shipped net."""
     profile: Annotated[str | None, AfterValidator(_readable_profile)] = None
     """A folder of the table's taught dice (`tidetower teach`): a die close to a taught face
     reads as that face; others are read as without it."""

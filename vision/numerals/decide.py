@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from tidetower.vision.d6.decide import Verdict, out_of_frame
 from tidetower.vision.d6.find import Candidate
 from tidetower.vision.d6.nets import face_crop
-from tidetower.vision.numerals.nets import MARGIN, NetOutput, crop_size, model_classes, run_numerals
+from tidetower.vision.numerals.nets import (
+    MARGIN,
+    MODEL,
+    NetOutput,
+    crop_size,
+    model_classes,
+    run_numerals,
+)
 from tidetower.vision.numerals.profile import Match
 from tidetower.vision.reading import DieRead, Unreadable
 from tidetower.vision.settings import ReaderSettings
@@ -53,14 +61,20 @@ def faces_of(row: np.ndarray, classes: tuple[str, ...], kind: str) -> list[tuple
     return sorted(out, reverse=True)
 
 
-def look(work: np.ndarray, candidates: list[Candidate], turns: tuple[float, ...]) -> NetOutput:
+def net_of(settings: ReaderSettings) -> Path:
+    """Return the numeral net the settings ask for: the shipped one unless another is named."""
+    return Path(settings.numeral_net) if settings.numeral_net else MODEL
+
+
+def look(work: np.ndarray, candidates: list[Candidate], turns: tuple[float, ...],
+         model: Path = MODEL) -> NetOutput:
     """Run the numeral net on each candidate at each turn; average per candidate."""
-    size = crop_size()
+    size = crop_size(model)
     crops = [face_crop(work, c.x, c.y, c.side * MARGIN, t, size)
              for c in candidates for t in turns]
     if not crops:
-        return run_numerals(np.zeros((0, size, size, 3), np.uint8))
-    out = run_numerals(np.stack(crops))
+        return run_numerals(np.zeros((0, size, size, 3), np.uint8), model)
+    out = run_numerals(np.stack(crops), model)
     n, k = len(candidates), len(turns)
     emb = out.embeddings.reshape(n, k, -1).mean(axis=1)
     emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
@@ -70,13 +84,14 @@ def look(work: np.ndarray, candidates: list[Candidate], turns: tuple[float, ...]
 def read_numerals(work: np.ndarray, candidates: list[Candidate],
                   settings: ReaderSettings) -> NetOutput:
     """Return the numeral net's verdict per candidate; unsure numeral dice get a second look."""
-    out = look(work, candidates, TURNS)
-    classes = model_classes()
+    model = net_of(settings)
+    out = look(work, candidates, TURNS, model)
+    classes = model_classes(model)
     unsure = [i for i, row in enumerate(out.probs) if _unsure(kinds_of(row, classes), row,
                                                                 classes, settings)]
     if not unsure:
         return out
-    again = look(work, [candidates[i] for i in unsure], TURNS + SECOND_LOOK)
+    again = look(work, [candidates[i] for i in unsure], TURNS + SECOND_LOOK, model)
     probs, emb = out.probs.copy(), out.embeddings.copy()
     probs[unsure], emb[unsure] = again.probs, again.embeddings
     return NetOutput(probs, emb)
@@ -104,7 +119,7 @@ def judge_numeral(c: Candidate, row: np.ndarray, d6: Verdict, size: tuple[int, i
     """Decide one candidate from the numeral net's row and the d6 reader's verdict: a pip
     d6 or no die is the d6 reader's to judge; a numeral kind this net's, and a die whose
     kind is sure is never dropped, only reported unreadable (its kind is the evidence)."""
-    classes = model_classes()
+    classes = model_classes(net_of(settings))
     kinds = kinds_of(row, classes)
     kind, p = kinds.likeliest
     if kind in ("none", "pips"):

@@ -40,6 +40,7 @@ def numeral_look(rng: np.random.Generator) -> NumeralLook:
         stroke=float(rng.uniform(0.08, 0.2)),
         marker="underline" if rng.random() < 0.6 else "dot",
         shine=float(rng.uniform(0.2, 0.7)) if rng.random() < 0.4 else 0.0, second=second,
+        glow=float(rng.uniform(1.2, 2.0)) if rng.random() < 0.35 else 1.0,
     )
 
 

@@ -34,6 +34,8 @@ class NumeralLook:
     shine: float = 0.0
     second: Colour | None = None
     """A second plastic colour swirled into the body (marbled dice)."""
+    glow: float = 1.0
+    """How much brighter than its light the plastic shows: fluorescent dice glow."""
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,7 @@ def _paint_face(view: np.ndarray, pose: Pose, face: int, look: NumeralLook, ligh
     mask = np.zeros(view.shape[:2], np.float32)
     cv2.fillPoly(mask, [np.round(poly * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
     mask = mask[..., None]
-    view[:] = view * (1 - mask) + body * lit * mask
+    view[:] = view * (1 - mask) + np.minimum(body * lit * look.glow, 255.0) * mask
     value = pose.values[face]
     kind = _kind_of(pose)
     half = inradius * TEXT_SIZE.get(kind, 0.6)

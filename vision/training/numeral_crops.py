@@ -3,7 +3,9 @@
 Synthetic trays of every kind are read by the finder; each candidate is cut as the reader
 cuts it and labelled by the die it lands on (or "none"), and each die is cut once more from
 its true box, jittered. Real pip d6 from the d6-tray photos the nets may learn from (never
-the test split) are added as "pips". No torch here: the crops can be made on any machine.
+the test split) are added as "pips", and the real numeral dice of numerals-taught, each face
+cut at many turns and sizes and recoloured to stand in for other makers' plastics. No torch
+here: the crops can be made on any machine.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.nets import face_crop
-from tidetower.vision.numerals.nets import CLASSES, MARGIN
+from tidetower.vision.numerals.nets import CLASSES, MARGIN, NUMERAL_KINDS
 from tidetower.vision.reading import Box
 from tidetower.vision.score import fold_of, load_labels
 from tidetower.vision.settings import ReaderSettings
@@ -29,6 +31,8 @@ FIND = ReaderSettings(find_threshold=0.15)
 """A lower finder threshold than the reader's, so training sees the faint candidates too."""
 SIZE = 64
 """Side of the crop the net reads, in pixels."""
+CLASS_KINDS = frozenset(NUMERAL_KINDS)
+"""Kinds the net has classes for."""
 
 
 @dataclass(frozen=True)
@@ -125,3 +129,35 @@ def real_pip_crops(folder: Path, turns: int = 3) -> Crops:
         for _ in range(turns):
             parts.append(photo_crops(small, truth, rng))
     return Crops.join(parts)
+
+
+def recolour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Turn a crop's hues and vary its saturation: the same die in another maker's plastic."""
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV).astype(np.int32)
+    hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
+    hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.4, 1.1), 0, 255)
+    return np.asarray(cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR))
+
+
+def real_numeral_crops(folder: Path, leave_out: frozenset[str] = frozenset(),
+                       turns: int = 150, seed: int = 11) -> Crops:
+    """Return crops of the real numeral dice photos, but those of the kinds left out.
+
+    d4 are skipped (the net has no d4 class: a taught profile reads them). Two in three crops
+    are recoloured.
+    """
+    parts = []
+    rng = np.random.default_rng(seed)
+    for item in load_labels(folder):
+        dice = [d for d in item.dice if d.die in CLASS_KINDS and d.die not in leave_out]
+        image = cv2.imread(str(item.path)) if dice else None
+        if image is None:
+            continue
+        scale = 640 / max(image.shape[:2])
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        truth = [(d.box, class_of(d.die, d.value, True)) for d in dice]
+        parts.append(photo_crops(small, truth, rng, jittered=turns))
+    crops = Crops.join(parts)
+    for i in np.nonzero(rng.random(len(crops.labels)) < 2 / 3)[0]:
+        crops.images[i] = recolour(crops.images[i], rng)
+    return crops

@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import onnx
+import onnx.numpy_helper
 import torch
 from torch import nn
 
@@ -68,32 +69,66 @@ def augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def train(crops: Crops, epochs: int, seed: int, width: float = 1.0,
-          batch: int = 128) -> NumeralNet:
-    """Train a numeral net on labelled crops with one-cycle AdamW and label smoothing."""
+          start: NumeralNet | None = None, batch: int = 128) -> NumeralNet:
+    """Train a numeral net on labelled crops with one-cycle AdamW and label smoothing.
+
+    From `start` (a net read back from its export) it is tuned gently, batch norms frozen.
+    """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = NumeralNet(width)
+    net = start or NumeralNet(width)
+    top = 3e-3 if start is None else 1e-3
     steps = max(1, len(crops.labels) // batch)
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * steps)
+    opt = torch.optim.AdamW(net.parameters(), top, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, top, total_steps=epochs * steps)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    start = time.time()
+    began = time.time()
     for epoch in range(epochs):
-        net.train()
+        _train_mode(net, frozen_norms=start is not None)
         order = rng.permutation(len(crops.labels))
         total = 0.0
         for step in range(steps):
             idx = order[step * batch : (step + 1) * batch]
             x = torch.from_numpy(to_blob(augment(crops.images[idx], rng)))
-            y = torch.from_numpy(crops.labels[idx])
-            loss = loss_fn(net(x)[0], y)
+            loss = loss_fn(net(x)[0], torch.from_numpy(crops.labels[idx]))
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach())
         print(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.3f} "
-              f"({time.time() - start:.0f} s)", flush=True)
+              f"({time.time() - began:.0f} s)", flush=True)
+    return net.eval()
+
+
+def _train_mode(net: NumeralNet, frozen_norms: bool) -> None:
+    """Put the net in training mode; frozen batch norms keep the statistics they hold."""
+    net.train()
+    if frozen_norms:
+        for module in net.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.eval()
+
+
+def from_export(path: Path, width: float = 1.0) -> NumeralNet:
+    """Read a float export back into a net: each conv gets its folded weights and bias."""
+    model = onnx.load(str(path))
+    weights = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    net = NumeralNet(width)
+    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    with torch.no_grad():
+        for block, node in zip(blocks, convs, strict=True):
+            conv, norm = block[0], block[1]
+            conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
+            norm.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
+            norm.weight.fill_(float(np.sqrt(1 + norm.eps)))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0)
+        for name in ("embed", "head"):
+            layer = getattr(net, name)
+            layer.weight.copy_(torch.from_numpy(weights[f"{name}.weight"].copy()))
+            layer.bias.copy_(torch.from_numpy(weights[f"{name}.bias"].copy()))
     return net.eval()
 
 

@@ -1,10 +1,17 @@
 """Train the numeral net: `python -m tidetower.vision.training.numerals [--out FILE]`.
 
-Makes labelled crops from synthetic trays of every kind and from the d6-tray photos outside
-the test split (`numeral_crops`), caches them in --crops DIR, trains `numeral_net.NumeralNet`
-and writes vision/numerals/numerals.onnx, made int8 (twice as fast, same reads). The real
-numeral photos in ../shared/data/numerals-taught are never trained on: they are the
-benchmark's untaught dice.
+Makes labelled crops from synthetic trays of every kind, from the d6-tray photos outside the
+test split and from the real numeral dice of ../shared/data/numerals-taught
+(`numeral_crops`), caches the synthetic ones in --crops DIR, trains `numeral_net.NumeralNet`
+and writes vision/numerals/numerals.onnx, made int8 (twice as fast, same reads).
+
+The shipped net is made in two steps: a float net from renders alone, then tuned from it:
+    python -m tidetower.vision.training.numerals --no-real --chunks 20 --epochs 12 \
+        --float --out /tmp/renders.onnx
+    python -m tidetower.vision.training.numerals --start /tmp/renders.onnx --chunks 8 \
+        --epochs 4
+`--leave-out d20,d10` keeps those kinds' real photos out, so the benchmark can read them
+as untaught dice (`bench/vision_numerals.py --only real --model FILE --kinds d20,d10`).
 Needs the `train` extra (torch, onnx).
 """
 
@@ -20,10 +27,16 @@ import numpy as np
 
 from tidetower.vision.numerals.nets import MODEL
 from tidetower.vision.training import TRAIN_EXTRA, missing_training_tools
-from tidetower.vision.training.numeral_crops import Crops, real_pip_crops, synth_crops
+from tidetower.vision.training.numeral_crops import (
+    Crops,
+    real_numeral_crops,
+    real_pip_crops,
+    synth_crops,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 D6_TRAY = ROOT / ".." / "shared" / "data" / "d6-tray"
+NUMERALS = ROOT / ".." / "shared" / "data" / "numerals-taught"
 SYNTH_SEED = 100_000
 """Seed of the first synthetic training tray; chunks of CHUNK consecutive seeds follow."""
 CHUNK = 500
@@ -59,6 +72,19 @@ def load_crops(folder: Path, chunks: int, workers: int) -> Crops:
     return Crops.join(parts)
 
 
+def all_crops(args: argparse.Namespace) -> tuple[Crops, str]:
+    """Return the crops to learn from and a note of where they came from."""
+    crops = load_crops(args.crops, args.chunks, args.threads)
+    said = f"synthetic:{SYNTH_SEED}+{args.chunks * CHUNK},d6-tray:dev"
+    if not (args.real and NUMERALS.exists()):
+        return crops, said
+    leave_out = frozenset(k for k in args.leave_out.split(",") if k)
+    real = real_numeral_crops(NUMERALS, leave_out)
+    note = f"numerals-taught:all but {'+'.join(sorted(leave_out))}" if leave_out else \
+        "numerals-taught:all"
+    return Crops.join([crops, real]), f"{said},{note}"
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Read the command line; the defaults reproduce the shipped net."""
     parser = argparse.ArgumentParser(prog="python -m tidetower.vision.training.numerals",
@@ -73,6 +99,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL, help="the .onnx to write")
+    parser.add_argument("--start", type=Path, help="tune this float export rather than start anew")
+    parser.add_argument("--no-real", dest="real", action="store_false",
+                        help="leave out the real numeral dice of numerals-taught")
+    parser.add_argument("--leave-out", default="",
+                        help="comma-separated kinds whose real photos stay out (held out)")
     parser.add_argument("--float", action="store_true",
                         help="keep the net float (by default it is made int8, calibrated on "
                              f"the first {CALIBRATION} training crops)")
@@ -87,14 +118,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"training needs {', '.join(missing)}: {TRAIN_EXTRA}")
     import torch
 
-    from tidetower.vision.training.numeral_net import export, quantize, train
+    from tidetower.vision.training.numeral_net import export, from_export, quantize, train
 
     torch.set_num_threads(args.threads)
     start = time.time()
-    crops = load_crops(args.crops, args.chunks, args.threads)
+    crops, trained_on = all_crops(args)
     print(f"{len(crops.labels)} crops ({time.time() - start:.0f} s)", flush=True)
-    net = train(crops, args.epochs, args.seed, args.width)
-    export(net, args.out, f"synthetic:{SYNTH_SEED}+{args.chunks * CHUNK},d6-tray:dev")
+    net = train(crops, args.epochs, args.seed, args.width,
+                from_export(args.start, args.width) if args.start else None)
+    export(net, args.out, trained_on)
     if not args.float:
         quantize(args.out, crops.images[:CALIBRATION])
     print(f"wrote {args.out} in {time.time() - start:.0f} s")
