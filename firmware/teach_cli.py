@@ -60,8 +60,9 @@ def settled_throw(camera: FrameSource, watch: SettleWatch) -> np.ndarray:
 class Progress:
     """Tells the display pages (through a TeachLink, if there is one) how the flow goes."""
 
-    def __init__(self, kind: str, name: str | None, link: TeachLink | None = None) -> None:
-        self.kind, self.name, self.link = kind, name, link
+    def __init__(self, kind: str, name: str | None, link: TeachLink | None = None,
+                 answerable: bool = True) -> None:
+        self.kind, self.name, self.link, self.answerable = kind, name, link, answerable
 
     def show(self, step: TeachStep, wanted: set[int], guess: int | None = None,
              message: str = "") -> None:
@@ -72,7 +73,7 @@ class Progress:
         self.link.show(TeachPayload.model_validate({
             "die": self.kind, "name": self.name, "faces": faces, "step": step,
             "taught": [f for f in faces if f not in wanted], "guess": guess,
-            "message": message}))
+            "message": message}), self.answerable)
 
 
 def guess_of(reading: Reading, kind: str) -> int | None:
@@ -141,12 +142,12 @@ def _face_typed(text: str, shown: str) -> int | None:
         return None
 
 
-def _read_terminal(answers: queue.Queue[str]) -> None:
-    """Feed every line typed at the terminal to `answers`, until the input ends."""
+def _read_terminal(link: TeachLink) -> None:
+    """Hand every line typed at the terminal to the link, until the input ends."""
 
     def read() -> None:
         for line in sys.stdin:
-            answers.put(line)
+            link.typed(line)
 
     threading.Thread(target=read, name="teach-terminal", daemon=True).start()
 
@@ -172,7 +173,7 @@ def teach_from_camera(config: TowerConfig, kind: str, name: str | None, profile:
     """Run the guided flow on the config's camera (and display pages, if `use_mqtt`); teach
     the photos into the profile."""
     with _teach_link(config, use_mqtt) as link:
-        progress = Progress(kind, name, link)
+        progress = Progress(kind, name, link, answerable=not sim)
         photos = _throws(config, kind, sim, progress)
         progress.show("teaching", set())
         try:
@@ -196,7 +197,7 @@ def _throws(config: TowerConfig, kind: str, sim: bool,
         watch = SettleWatch(empty_tray=calibration.background)
         if progress.link is None:
             return collect(camera, kind, ask_person(kind), watch)
-        _read_terminal(progress.link.answers)
+        _read_terminal(progress.link)
         return collect(camera, kind, ask_anywhere(kind, progress.link.answers), watch,
                        progress=progress)
 
@@ -209,7 +210,7 @@ def _teach_link(config: TowerConfig, use_mqtt: bool) -> Iterator[TeachLink | Non
         return
     try:
         link = TeachLink(config.mqtt).start()
-    except BrokerStartError as error:
+    except (BrokerStartError, ValueError, OSError) as error:  # no broker, password, TLS file
         click.echo(f"display pages off: {error}", err=True)
         yield None
         return

@@ -190,6 +190,7 @@ function showResult(reply) {
   if (!reply.id || !reply.id.startsWith(client.options.clientId)) return;
   if (reply.id === waitingFor) waitingFor = null;
   attentionReplied(reply);
+  teachReplied(reply);
   for (const status of [$("cmd-status"), $("attention-status"), $("teach-status")]) {  // the GM sees it where they tapped
     status.className = reply.ok ? "ok" : "error";
     status.textContent = reply.ok ? `${reply.command}: done`

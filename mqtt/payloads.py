@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 SCHEMA_VERSION = 1
 
@@ -298,10 +298,10 @@ class RethrowCommand(_Command):
 
 
 class TeachCommand(_Command):
-    """Say which face the die being taught shows in the throw awaiting confirmation; no
-    value: keep no photo of this throw (a face taught already), throw again."""
+    """Say which face the die being taught shows in the throw awaiting confirmation;
+    `null`: keep no photo of this throw (a face taught already), throw again."""
 
-    value: int | None = Field(None, ge=0, le=100)
+    value: StrictInt | None = Field(ge=0, le=100)
 
 
 COMMAND_TYPES: dict[str, type[_Command]] = {

@@ -14,6 +14,7 @@ const TEACH_STEPS = {
 function showTeach(text) {
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (error) { body = null; }
+  if (body && !(Array.isArray(body.faces) && Array.isArray(body.taught))) body = null;
   $("teach-panel").hidden = !body;
   if (!body) return;
   const name = body.name ? ` “${body.name}”` : "";
@@ -39,9 +40,20 @@ function teachButtons(body, left) {
     button.dataset.face = face;
     button.textContent = teachFaceText(body.die, face);
     button.setAttribute("aria-label", `the ${body.die} shows ${teachFaceText(body.die, face)}`);
-    button.addEventListener("click", () => send("teach", { value: face }));
+    button.addEventListener("click", () => answerTeach(face));
     return button;
   }).concat([againButton()]);
+}
+
+// One answer a throw: the buttons wait for the next step, or come back if it is refused.
+function answerTeach(value) {
+  for (const button of $("teach-faces").querySelectorAll("button")) button.disabled = true;
+  send("teach", { value });
+}
+
+function teachReplied(reply) {
+  if (reply.command !== "teach" || reply.ok) return;
+  for (const button of $("teach-faces").querySelectorAll("button")) button.disabled = false;
 }
 
 // The throw shows a face taught already (or none clearly): keep no photo, throw again.
@@ -50,6 +62,6 @@ function againButton() {
   button.type = "button";
   button.className = "again";
   button.textContent = "Taught already: throw again";
-  button.addEventListener("click", () => send("teach", { value: null }));
+  button.addEventListener("click", () => answerTeach(null));
   return button;
 }

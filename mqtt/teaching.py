@@ -12,7 +12,7 @@ import queue
 import threading
 
 from tidetower.mqtt.broker import EmbeddedBroker
-from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.client import BrokerClient, Message, Will
 from tidetower.mqtt.commands import Refused, parse_body, request_id, validate
 from tidetower.mqtt.payloads import CommandError, CommandResult, TeachPayload
 from tidetower.mqtt.settings import MqttSettings
@@ -28,22 +28,29 @@ class TeachLink:
         self.settings = settings
         self.topics = Topics.of(settings)
         self.answers: queue.Queue[str] = queue.Queue()
-        """Faces confirmed on a display, as text (a terminal's answers may join them)."""
-        self._client = BrokerClient(settings, f"tidetower-teach-{settings.table}")
+        """The one answer to each throw, as text: tapped on a display or `typed`."""
+        # a flow that dies, or loses the broker, leaves no panel up: the will empties `teach`
+        self._client = BrokerClient(settings, f"tidetower-teach-{settings.table}",
+                                    will=Will(self.topics.teach, ""))
         self._client.on_connect.append(self._republish)
         self._broker: EmbeddedBroker | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the shown state and whether its throw is answered
+        self._sending = threading.Lock()  # a reconnect's re-publish never overtakes a show()
         self._shown: TeachPayload | None = None
-        self._open = False  # a throw awaits its one answer
+        self._open = False  # a throw awaits its one answer from a display
 
     def start(self, timeout: float = 5.0) -> TeachLink:
         """Start the embedded broker (if configured) and connect; a broker that is not
         there yet is retried in the background."""
         if self.settings.embedded:
             self._broker = EmbeddedBroker(self.settings).start()
-        self._client.subscribe(self.topics.command("teach"), self._on_command, 1)
-        self._client.start()
-        self._client.wait_connected(timeout)
+        try:
+            self._client.subscribe(self.topics.command("teach"), self._on_command, 1)
+            self._client.start()
+            self._client.wait_connected(timeout)
+        except BaseException:  # Ctrl-C while connecting: no broker left behind
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:
@@ -58,26 +65,35 @@ class TeachLink:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def show(self, state: TeachPayload) -> None:
-        """Publish the flow's progress, retained; it is sent again on every reconnect."""
+    def show(self, state: TeachPayload, answerable: bool = True) -> None:
+        """Publish the flow's progress, retained (again on every reconnect); a `confirm`
+        step takes one answer from a display unless not `answerable` (a simulated player
+        answers)."""
         with self._lock:
             self._shown = state
-            self._open = state.step == "confirm"
+            self._open = answerable and state.step == "confirm"
             if self._open:  # an answer typed or tapped before this throw is not about it
                 while not self.answers.empty():
                     self.answers.get_nowait()
         self._republish()
 
-    def _republish(self) -> None:
+    def typed(self, text: str) -> None:
+        """Take a line typed at the terminal: the throw's answer, if none came first."""
         with self._lock:
-            shown = self._shown
-        if shown is not None:
-            self._client.publish(self.topics.teach, shown.model_dump_json(), 1, True)
+            self._open = False
+            self.answers.put(text)
+
+    def _republish(self) -> None:
+        with self._sending:
+            with self._lock:
+                shown = self._shown
+            if shown is not None:
+                self._client.publish(self.topics.teach, shown.model_dump_json(), 1, True)
 
     def _on_command(self, message: Message) -> None:
         data: object = None
         try:
-            data = parse_body(message.payload)
+            data = parse_body(message.payload, self.settings.max_command_bytes)
             value: int | None = validate("teach", data).value
             self._accept(value)
         except Refused as refused:
@@ -93,7 +109,8 @@ class TeachLink:
         with self._lock:
             shown = self._shown
             if shown is None or not self._open:
-                raise Refused("value", "no throw is waiting to be confirmed: throw the die")
+                raise Refused("value", "no throw is waiting for an answer from a display: "
+                                       "throw the die (or it was answered already)")
             left = [f for f in shown.faces if f not in shown.taught]
             if value is not None and value not in left:
                 raise Refused("value", f"{value} is not a face of the {shown.die} still to "

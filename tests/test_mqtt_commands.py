@@ -102,6 +102,9 @@ BAD = [
     ("rethrow", {"id": "b13", "v": "one"}, "v", "valid integer"),
     ("rethrow", {"v": 1}, "id", "id: Field required"),
     ("rethrow", {"id": "b15"}, None, "nothing to throw again"),
+    ("teach", {"id": "b16", "value": 3}, "command", "no die is being taught"),
+    ("teach", {"id": "b17"}, "value", "value: Field required"),
+    ("teach", {"id": "b18", "value": True}, "value", "valid integer"),
 ]
 
 
@@ -136,6 +139,7 @@ topic write tidetower/+/tide
 topic write tidetower/+/session
 topic write tidetower/+/roll
 topic write tidetower/+/tower
+topic write tidetower/+/teach
 topic write tidetower/+/cmd/result
 topic read tidetower/+/cmd/+
 # GM tablets read everything and send commands.

@@ -193,10 +193,10 @@ def test_the_page_shows_the_teach_flow_and_confirms_a_face(
         panel = page.locator("#teach-panel")
         expect(page.locator("#link")).to_have_text("broker online")
         expect(panel).to_be_hidden()
-        progress = Progress("d20", "white omen", link)
+        progress = Progress("d20", "<b>white</b> omen", link)  # shown as text, never as HTML
         progress.show("confirm", set(range(6, 21)), guess=17)
         expect(panel).to_be_visible()
-        expect(page.locator("#teach-title")).to_have_text("Teaching the d20 “white omen”")
+        expect(page.locator("#teach-title")).to_have_text("Teaching the d20 “<b>white</b> omen”")
         expect(page.locator("#teach-progress")).to_contain_text("5 of 20 faces taught")
         faces = panel.locator("button.face")
         expect(faces).to_have_count(15)  # the faces still to teach, the camera's guess first
@@ -205,6 +205,7 @@ def test_the_page_shows_the_teach_flow_and_confirms_a_face(
         faces.nth(0).click()
         expect(page.locator("#teach-status")).to_have_text("teach: done")
         assert link.answers.get(timeout=WAIT) == "17"
+        expect(faces.nth(1)).to_be_disabled()  # one answer a throw
         progress.show("throw", set(range(6, 17)) | set(range(18, 21)))
         expect(faces).to_have_count(0)
         expect(page.locator("#teach-step")).to_have_text("Throw the die into the tower.")

@@ -67,11 +67,15 @@ def test_a_display_confirms_every_face_and_an_impossible_one_changes_nothing(
         watcher.wait_for(lambda m: m.topic == topics.teach and not m.payload)  # emptied at the end
         steps = [json.loads(m.payload)["step"] for m in watcher.seen
                  if m.topic == topics.teach and m.payload]
+        replies = [json.loads(m.payload) for m in watcher.seen
+                   if m.topic == topics.command_result]
     display.client.stop()
     assert sorted(photos) == list(range(1, 9))
     assert not refused["ok"] and refused["error"]["field"] == "value"
     assert "9 is not a face of the d8" in refused["error"]["message"]
-    assert "throw" in steps and "confirm" in steps
+    assert steps == ["throw", "confirm"] * (len(steps) // 2) and len(steps) >= 16
+    agains = [r for r in replies if r["ok"] and r["detail"] == {"face": None}]
+    assert agains, "this seed throws a face taught already: the display says throw again"
 
 
 def test_an_answer_with_no_throw_waiting_is_refused(mosquitto: Mosquitto) -> None:
@@ -83,3 +87,20 @@ def test_an_answer_with_no_throw_waiting_is_refused(mosquitto: Mosquitto) -> Non
         reply = watcher.json_on(topics.command_result, lambda b: b["id"] == "early")
     assert not reply["ok"] and "no throw is waiting" in reply["error"]["message"]
     assert link.answers.empty()
+
+
+def test_the_first_answer_counts_typed_or_tapped(mosquitto: Mosquitto) -> None:
+    settings = mosquitto.settings()
+    topics = Topics.of(settings)
+    with Listener(settings, topics.command_result) as watcher, TeachLink(settings) as link:
+        progress = Progress("d20", None, link)
+        progress.show("confirm", {3, 4}, guess=3)
+        link.typed("3\n")
+        watcher.client.publish(topics.command("teach"), json.dumps({"id": "late", "value": 4}), 1)
+        late = watcher.json_on(topics.command_result, lambda b: b["id"] == "late")
+        assert link.answers.get(timeout=WAIT) == "3\n" and link.answers.empty()
+        progress.show("confirm", {4}, guess=4)  # the next throw: a stale answer would be dropped
+        watcher.client.publish(topics.command("teach"), json.dumps({"id": "next", "value": 4}), 1)
+        assert watcher.json_on(topics.command_result, lambda b: b["id"] == "next")["ok"]
+        assert link.answers.get(timeout=WAIT) == "4"
+    assert not late["ok"] and "answered already" in late["error"]["message"]

@@ -27,13 +27,18 @@ def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
 
 
 class NumeralNet(nn.Module):
-    """Seven 3x3 conv layers, global pooling, an embedding and one softmax over CLASSES."""
+    """Seven 3x3 conv layers, global pooling, an embedding and one softmax over CLASSES.
 
-    def __init__(self, width: float = 1.0) -> None:
+    A `stem` of that many channels first looks at the crop at full resolution: a d20's
+    numerals are a few pixels tall, and the first stride-2 layer would halve them.
+    """
+
+    def __init__(self, width: float = 1.0, stem: int = 0) -> None:
         super().__init__()
         c = [max(8, int(n * width)) for n in (24, 32, 48, 64, 96, 128)]
+        first = [_conv(3, stem, 1), _conv(stem, c[0], 2)] if stem else [_conv(3, c[0], 2)]
         self.features = nn.Sequential(
-            _conv(3, c[0], 2), _conv(c[0], c[1], 2), _conv(c[1], c[2]), _conv(c[2], c[3], 2),
+            *first, _conv(c[0], c[1], 2), _conv(c[1], c[2]), _conv(c[2], c[3], 2),
             _conv(c[3], c[4]), _conv(c[4], c[5], 2), _conv(c[5], c[5]),
             nn.AdaptiveAvgPool2d(1), nn.Flatten(),
         )
@@ -69,14 +74,14 @@ def augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def train(crops: Crops, epochs: int, seed: int, width: float = 1.0,
-          start: NumeralNet | None = None, batch: int = 128) -> NumeralNet:
+          start: NumeralNet | None = None, batch: int = 128, stem: int = 0) -> NumeralNet:
     """Train a numeral net on labelled crops with one-cycle AdamW and label smoothing.
 
     From `start` (a net read back from its export) it is tuned gently, batch norms frozen.
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = start or NumeralNet(width)
+    net = start or NumeralNet(width, stem)
     top = 3e-3 if start is None else 1e-3
     steps = max(1, len(crops.labels) // batch)
     opt = torch.optim.AdamW(net.parameters(), top, weight_decay=1e-4)
@@ -114,9 +119,10 @@ def from_export(path: Path, width: float = 1.0) -> NumeralNet:
     """Read a float export back into a net: each conv gets its folded weights and bias."""
     model = onnx.load(str(path))
     weights = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
-    net = NumeralNet(width)
-    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    stem = len(weights[convs[0].input[1]]) if len(convs) == 8 else 0
+    net = NumeralNet(width, stem)
+    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
     with torch.no_grad():
         for block, node in zip(blocks, convs, strict=True):
             conv, norm = block[0], block[1]

@@ -96,6 +96,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f"chunks of {CHUNK} synthetic trays to learn from")
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--width", type=float, default=1.0, help="net width factor")
+    parser.add_argument("--stem", type=int, default=0,
+                        help="channels of a first layer at full resolution (0: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL, help="the .onnx to write")
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     crops, trained_on = all_crops(args)
     print(f"{len(crops.labels)} crops ({time.time() - start:.0f} s)", flush=True)
     net = train(crops, args.epochs, args.seed, args.width,
-                from_export(args.start, args.width) if args.start else None)
+                from_export(args.start, args.width) if args.start else None, stem=args.stem)
     export(net, args.out, trained_on)
     if not args.float:
         quantize(args.out, crops.images[:CALIBRATION])
