@@ -1,17 +1,14 @@
 """Train the numeral net: `python -m tidetower.vision.training.numerals [--out FILE]`.
 
-Makes labelled crops from synthetic trays of every kind, from the d6-tray photos outside the
-test split and from the real numeral dice of ../shared/data/numerals-taught
-(`numeral_crops`), caches the synthetic ones in --crops DIR, trains `numeral_net.NumeralNet`
-and writes vision/numerals/numerals.onnx, made int8 (twice as fast, same reads).
+Makes labelled crops from synthetic trays of every kind and from the d6-tray photos outside
+the test split (`numeral_crops`), caches them in --crops DIR, trains `numeral_net.NumeralNet`
+and writes vision/numerals/numerals.onnx, made int8 (twice as fast, same reads). The shipped
+net: `--chunks 20 --epochs 12`.
 
-The shipped net is made in two steps: a float net from renders alone, then tuned from it:
-    python -m tidetower.vision.training.numerals --no-real --chunks 20 --epochs 12 \
-        --float --out /tmp/renders.onnx
-    python -m tidetower.vision.training.numerals --start /tmp/renders.onnx --chunks 8 \
-        --epochs 4
-`--leave-out d20,d10` keeps those kinds' real photos out, so the benchmark can read them
-as untaught dice (`bench/vision_numerals.py --only real --model FILE --kinds d20,d10`).
+`--real` learns from the real numeral dice of ../shared/data/numerals-taught too, and
+`--leave-out d20,d10` keeps those kinds' photos out, so that the benchmark can read them as
+untaught dice (`bench/vision_numerals.py --only real --model A.onnx --model B.onnx`).
+`--start FLOAT.onnx` tunes an earlier float export for a few epochs instead of starting anew.
 Needs the `train` extra (torch, onnx).
 """
 
@@ -102,8 +99,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL, help="the .onnx to write")
     parser.add_argument("--start", type=Path, help="tune this float export rather than start anew")
-    parser.add_argument("--no-real", dest="real", action="store_false",
-                        help="leave out the real numeral dice of numerals-taught")
+    parser.add_argument("--real", action="store_true",
+                        help="learn from the real numeral dice of numerals-taught too")
     parser.add_argument("--leave-out", default="",
                         help="comma-separated kinds whose real photos stay out (held out)")
     parser.add_argument("--float", action="store_true",
