@@ -18,6 +18,7 @@ from gpiozero import BadPinFactory
 from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
 from tidetower.engine.store import StoreError
+from tidetower.engine.systems import system_names
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.devices import TowerState
 from tidetower.firmware.terminal_bar import render_bar
@@ -76,6 +77,9 @@ def _load(config_path: Path | None, sim: bool, store: Path | None, system: str |
           ) -> TowerConfig:
     if config_path is None and not sim:
         raise click.UsageError("give --config PATH for a real tower, or --sim to simulate one")
+    if system is not None and system not in system_names():
+        raise click.BadParameter(f"unknown rule system {system!r}: known are "
+                                 f"{', '.join(system_names())}", param_hint="--system")
     try:
         config = load_config(config_path) if config_path else sim_config(store, system or "tide")
     except ConfigError as error:

@@ -30,6 +30,7 @@ class SimulatedTable:
         self.hands_in_empty_tray = 0
         self.gm_fixes = 0
         self._opening: str | None = None
+        self._pool = 3  # the d6-pool rating declared for the next throw
         self._beam: MockPin | None = None
         if factory is not None and loop.devices.drop_sensor is not None:
             self._beam = factory.pin(BEAM_PIN)
@@ -65,24 +66,30 @@ class SimulatedTable:
 
     def _throw_kinds(self) -> tuple[str, ...]:
         """What a player throws for the table's system: a Tide pool of one tier with the d20
-        Omen, a graded-d100's tens and units d10; elsewhere pip d6, as many as it likes."""
+        Omen, a graded-d100's tens and units d10, a d6 pool of the declared rating, the
+        Tide of Battle's d20 attack; elsewhere pip d6, as many as it likes."""
         system = self.table.state.system
         if system == "tide":
             tier = str(self.rng.choice(self.tiers))
             return (tier,) * int(self.rng.integers(2, 6)) + (("d20",) if self.omen else ())
-        if system == "graded-d100":
-            return ("d10-tens", "d10")
-        return ()
+        return {"graded-d100": ("d10-tens", "d10"), "d6-pool": ("d6",) * self._pool,
+                "tide-of-battle": ("d20",)}.get(system, ())
 
     def _declare(self) -> None:
         """Tide tables: alternate an opening throw for A and B's reply, both Tide-linked;
-        graded-d100 tables: the sides take turns to attack."""
-        if self.table.state.system == "graded-d100":
-            side: Side = "a" if len(self.table.state.history) % 2 == 0 else "b"
+        graded-d100 and Tide of Battle tables: the sides take turns to attack; d6-pool
+        tables: an action of rating 1 to 4."""
+        system = self.table.state.system
+        side: Side = "a" if len(self.table.state.history) % 2 == 0 else "b"
+        if system in ("graded-d100", "tide-of-battle"):
             self.table.declare(RollContext(actor=f"Side {side.upper()}", side=side,
                                            mode="attack"))
             return
-        if self.table.state.system != "tide":
+        if system == "d6-pool":
+            self._pool = int(self.rng.integers(1, 5))
+            self.table.declare(RollContext(actor="Player", pool=self._pool))
+            return
+        if system != "tide":
             return
         if self.table.bar().routed is not None:
             track = self.table.state.tracker.track

@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from mqtt_fixtures import Listener, Mosquitto
 
+from tidetower.engine.systems import system_names
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.topics import Topics
@@ -71,6 +73,25 @@ def test_sim_graded_d100_reads_the_tens_and_units_pair(tmp_path: Path) -> None:
         tens, units = (roll["dice"][i]["value"] for i in pair["dice"])
         assert pair["value"] == (tens + units or 100)
         assert roll["outcome"]["facts"]["roll"] == pair["value"]
+
+
+@pytest.mark.parametrize("system", system_names())
+def test_the_sim_throws_what_each_system_needs_and_records_its_rolls(
+        tmp_path: Path, system: str) -> None:
+    # a subprocess with a generous timeout: a sim that never records would loop for ever
+    done = subprocess.run([*RUN, "run", "--sim", "--rolls", "3", "--json", "--fast",
+                           "--no-mqtt", "--system", system, "--store", str(tmp_path / "s.db")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rolls = _rolls(done.stdout)
+    assert len(rolls) == 3 and all(roll["system"] == system for roll in rolls)
+    assert all(roll["dice"] for roll in rolls), "every roll was thrown and read"
+
+
+def test_an_unknown_system_is_named_with_the_known_ones() -> None:
+    result = CliRunner().invoke(main, ["run", "--sim", "--system", "chess", "--no-mqtt"])
+    assert result.exit_code == 2
+    assert "unknown rule system 'chess'" in result.output and "d6-pool" in result.output
 
 
 def test_sim_draws_the_bar_for_people(tmp_path: Path) -> None:
