@@ -116,26 +116,43 @@ def _train_mode(net: NumeralNet, frozen_norms: bool) -> None:
 
 
 def from_export(path: Path, width: float = 1.0) -> NumeralNet:
-    """Read a float export back into a net: each conv gets its folded weights and bias."""
+    """Read an export back into a net (float or int8: int8 weights are dequantized); each
+    conv gets its folded weights and bias."""
     model = onnx.load(str(path))
-    weights = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    values = _weights(model)
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
-    stem = len(weights[convs[0].input[1]]) if len(convs) == 8 else 0
+    linears = [n for n in model.graph.node if n.op_type == "Gemm"]
+    stem = len(values[convs[0].input[1]]) if len(convs) == 8 else 0
     net = NumeralNet(width, stem)
     blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
     with torch.no_grad():
         for block, node in zip(blocks, convs, strict=True):
             conv, norm = block[0], block[1]
-            conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
-            norm.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
+            conv.weight.copy_(torch.from_numpy(values[node.input[1]]))
+            norm.bias.copy_(torch.from_numpy(values[node.input[2]]))
             norm.weight.fill_(float(np.sqrt(1 + norm.eps)))
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0)
-        for name in ("embed", "head"):
-            layer = getattr(net, name)
-            layer.weight.copy_(torch.from_numpy(weights[f"{name}.weight"].copy()))
-            layer.bias.copy_(torch.from_numpy(weights[f"{name}.bias"].copy()))
+        for layer, node in zip((net.embed, net.head), linears, strict=True):
+            layer.weight.copy_(torch.from_numpy(values[node.input[1]]))
+            layer.bias.copy_(torch.from_numpy(values[node.input[2]]))
     return net.eval()
+
+
+def _weights(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Return every constant tensor by name as float32, int8 ones dequantized."""
+    values = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type != "DequantizeLinear" or node.input[0] not in values:
+            continue
+        q, scale = values[node.input[0]].astype(np.float32), values[node.input[1]]
+        zero = values[node.input[2]].astype(np.float32) if len(node.input) > 2 else 0.0
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+        shape = [1] * q.ndim
+        if np.size(scale) > 1:  # per channel, along `axis` (a bias has only the one)
+            shape[axis if q.ndim > 1 else 0] = -1
+        values[node.output[0]] = (q - np.reshape(zero, shape)) * np.reshape(scale, shape)
+    return {name: np.array(v, np.float32) for name, v in values.items()}
 
 
 def accuracy(net: NumeralNet, crops: Crops) -> float:
