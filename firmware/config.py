@@ -31,6 +31,9 @@ class TableConfig(Section):
     store: Path = Path("/var/lib/tidetower/session.db")
     snapshots: Path = Path("/var/lib/tidetower/snapshots")
     snapshots_keep: int = Field(500, ge=0)
+    corrections: Path = Path("/var/lib/tidetower/corrections")
+    """Frames the GM finished reading, with the faces that counted: examples to teach from."""
+    corrections_keep: int = Field(200, ge=0)
 
     @model_validator(mode="after")
     def _system_accepts_settings(self) -> TableConfig:

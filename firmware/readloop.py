@@ -23,6 +23,7 @@ import numpy as np
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import RollRecord, RuleError, Side
 from tidetower.engine.table import Table
+from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import TowerDevices, TowerState
 from tidetower.firmware.rolls import entered_face, roll_of
 from tidetower.firmware.snapshots import Snapshots
@@ -54,6 +55,8 @@ class Attention:
     kind: Literal["unreadable", "blocked", "unsettled", "refused"]
     reason: str
     reading: Reading | None = None
+    frame: np.ndarray | None = None
+    """The settled frame the reading came from: kept with the GM's correction."""
 
 
 class ReadLoop:
@@ -62,9 +65,10 @@ class ReadLoop:
     def __init__(self, source: FrameSource, table: Table, reader: Reader,
                  devices: TowerDevices, watch: SettleWatch, timing: LoopTiming | None = None,
                  snapshots: Snapshots | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None,
+                 corrections: Corrections | None = None) -> None:
         self.source, self.table, self.reader, self.devices = source, table, reader, devices
-        self.watch, self.snapshots = watch, snapshots
+        self.watch, self.snapshots, self.corrections = watch, snapshots, corrections
         self.timing = timing or LoopTiming()
         self.clock = clock or getattr(source, "clock", None) or time.monotonic
         self.state = TowerState.IDLE
@@ -145,11 +149,25 @@ class ReadLoop:
         entered = DieRead(die, value, reading.unreadable[index].box, 1.0)
         rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
         completed = Reading((*reading.dice, entered), rest, reading.ms)
+        first = self.attention
         self.attention = dataclasses.replace(self.attention, reading=completed)
         if not rest:
             self._record(completed)
+            if self.state is TowerState.RESULT:
+                self._keep_correction(first, completed)
         else:
             self._enter(TowerState.NEEDS_ATTENTION)  # tell the displays what is left
+
+    def _keep_correction(self, attention: Attention, final: Reading) -> None:
+        """Keep the frame and the faces the GM settled, to learn from; a full disk is no
+        reason to stop the tower."""
+        first = attention.reading
+        if self.corrections is None or attention.frame is None or first is None:
+            return
+        try:
+            self.corrections.keep_correction(str(self._recorded), attention.frame, first, final)
+        except OSError as error:
+            log.warning("could not keep the GM's correction: %s", error)
 
     def _run_command(self, command: Callable[[], None]) -> None:
         """A queued button press: refusals change nothing; no failure stops the tower."""
@@ -327,7 +345,7 @@ class ReadLoop:
 
     def _needs_attention(self, kind: Literal["unreadable", "blocked", "unsettled", "refused"],
                          reason: str, reading: Reading | None = None) -> None:
-        self.attention = Attention(kind, reason, reading)
+        self.attention = Attention(kind, reason, reading, self._frame)
         self._enter(TowerState.NEEDS_ATTENTION)
 
     def _result(self, frame: np.ndarray, moved: bool) -> None:

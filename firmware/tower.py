@@ -10,6 +10,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from tidetower.engine.table import Table
 from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
+from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.sim import BEAM_PIN, SimulatedTable
@@ -35,7 +36,7 @@ def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
         settings = {"weight_a": 8, "weight_b": 8, "size": "skirmish"}
     table = TableConfig(name="sim", system=system, settings=settings,
                         store=store or folder / "session.db", snapshots=folder / "snapshots",
-                        snapshots_keep=50)
+                        snapshots_keep=50, corrections=folder / "corrections")
     return TowerConfig(table=table, camera=CameraConfig(source="simulated"),
                        pins=SIM_PINS.model_copy())
 
@@ -131,9 +132,11 @@ class Tower:
         timing = LoopTiming(**self.config.loop.model_dump(),
                             frame_timeout_s=self.config.camera.frame_timeout_s)
         background = self.calibration.background if self.calibration else None
-        snapshots = Snapshots(self.config.table.snapshots, self.config.table.snapshots_keep)
+        table = self.config.table
         return ReadLoop(self.camera, self.table, self.read, self.devices,
-                        SettleWatch(empty_tray=background), timing, snapshots)
+                        SettleWatch(empty_tray=background), timing,
+                        Snapshots(table.snapshots, table.snapshots_keep),
+                        corrections=Corrections(table.corrections, table.corrections_keep))
 
     def init_simulation(self) -> SimulatedTable | None:
         """The simulated people at the table, when the tower is simulated."""

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from gpiozero import Device
@@ -16,10 +17,13 @@ from mqtt_fixtures import WAIT
 from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RuleError
 from tidetower.engine.table import Table
+from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices, TowerState
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.tower import SIM_PINS, Tower, sim_config
+from tidetower.vision.numerals.teach import parse_labels
 from tidetower.vision.read import read_dice
+from tidetower.vision.reading import DieRead, Reading, Unreadable
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError, FrameTimeout, ThreadedSource
@@ -355,3 +359,44 @@ def test_the_tower_reads_with_the_configured_reader(tmp_path: Path, factory: Moc
         tray = render_tray(5)
         reading = tower.read(tray.image)
     assert reading.dice == () and len(reading.unreadable) >= len(tray.dice) - 1
+
+
+def test_a_die_the_gm_enters_is_kept_as_a_labelled_example(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    empty, cut, truth = _half_out_of_frame()
+    source = Frames(*[empty] * 3, *[cut] * 10)
+    corrections = Corrections(tmp_path / "corrections")
+    loop = ReadLoop(source, Table(tmp_path / "s.db"), read_dice,
+                    TowerDevices(SIM_PINS, pin_factory=factory), SettleWatch(),
+                    corrections=corrections)
+    _steps(loop, 3)
+    factory.pin(BEAM).drive_low()
+    loop.step()
+    factory.pin(BEAM).drive_high()
+    _steps(loop, 10)
+    assert loop.state is TowerState.NEEDS_ATTENTION and len(corrections) == 0
+    loop.enter_die(0, "d6", truth[0])
+    record = loop.table.state.history[0]
+    (name, label), = corrections.labels().items()
+    assert name == f"{record.id}.png" and label["roll"] == record.id
+    assert sorted(d["value"] for d in label["dice"]) == sorted(truth)
+    assert "half out of frame" in label["camera"]["unreadable"][0]["reason"]
+    kept = cv2.imread(str(corrections.folder / name))
+    assert kept is not None and np.array_equal(kept, cut)  # lossless: the frame as read
+    dice = parse_labels(corrections.labels(), name)  # teach takes the file as it is
+    assert sorted(value for _, value, _ in dice) == sorted(truth)
+
+
+def test_corrections_keep_the_newest_and_drop_the_oldest(tmp_path: Path) -> None:
+    corrections = Corrections(tmp_path / "c", keep=3)
+    frame = np.zeros((48, 64, 3), np.uint8)
+    read = Reading((), (Unreadable((0.1, 0.1, 0.2, 0.2), "blurred"),))
+    final = Reading((DieRead("d6", 4, (0.1, 0.1, 0.2, 0.2), 1.0),))
+    for n in range(5):
+        corrections.keep_correction(f"r-{n}", frame, read, final)
+    assert list(corrections.labels()) == ["r-2.png", "r-3.png", "r-4.png"]
+    assert sorted(p.name for p in corrections.folder.glob("*.png")) == list(corrections.labels())
+    corrections.labels_path.write_text("{broken")  # a damaged file: start afresh, keep going
+    corrections.keep_correction("r-5", frame, read, final)
+    assert list(corrections.labels()) == ["r-5.png"]
