@@ -59,6 +59,9 @@ class BrokerClient:
         self._lock = threading.Lock()
         self._sub_lock = threading.Lock()  # a subscribe() racing a connect is never lost
         self.connected = threading.Event()
+        self.subscribed = threading.Event()
+        """Set once the broker has acknowledged every subscription since the last connect."""
+        self._sub_mids: set[int] = set()
         self.on_connect: list[Callable[[], None]] = []
         self._configure(will)
 
@@ -79,6 +82,7 @@ class BrokerClient:
         client.on_disconnect = self._disconnected
         client.on_message = self._received
         client.on_publish = self._published
+        client.on_subscribe = self._suback
 
     def start(self) -> None:
         """Connect in the background; a broker that is down is retried with back-off."""
@@ -126,7 +130,8 @@ class BrokerClient:
         with self._sub_lock:  # else a connect handled right now could miss this filter
             self._handlers[topic_filter] = (qos, handler)
             if self.connected.is_set():
-                self._client.subscribe(topic_filter, qos)
+                self.subscribed.clear()
+                self._await_suback(self._client.subscribe(topic_filter, qos)[1])
 
     def _dispatch(self, handler: Handler) -> Callable[[paho.Client, object, paho.MQTTMessage],
                                                       None]:
@@ -144,8 +149,11 @@ class BrokerClient:
             return
         _no_delay(client.socket())
         with self._sub_lock:
+            self._sub_mids.clear()
             for topic_filter, (qos, _handler) in self._handlers.items():
-                client.subscribe(topic_filter, qos)
+                self._await_suback(client.subscribe(topic_filter, qos)[1])
+            if not self._sub_mids:
+                self.subscribed.set()
             self.connected.set()
         for hook in list(self.on_connect):
             hook()
@@ -156,6 +164,24 @@ class BrokerClient:
         if self.connected.is_set():
             log.info("broker connection lost (%s); reconnecting with back-off", reason)
         self.connected.clear()
+        self.subscribed.clear()
+
+    def _await_suback(self, mid: int | None) -> None:
+        """Note a subscription the broker is to acknowledge (None: not sent; the next
+        connect subscribes again). Called holding _sub_lock."""
+        if mid is not None:
+            self._sub_mids.add(mid)
+
+    def _suback(self, _client: paho.Client, _userdata: object, mid: int,
+                _codes: object, _properties: object) -> None:
+        with self._sub_lock:  # subscribe() holds it until its mid is noted: none arrives early
+            self._sub_mids.discard(mid)
+            if not self._sub_mids and self.connected.is_set():
+                self.subscribed.set()
+
+    def wait_subscribed(self, timeout: float) -> bool:
+        """True once every subscription is acknowledged: from then on no message is missed."""
+        return self.subscribed.wait(timeout)
 
     def _received(self, _client: paho.Client, _userdata: object,
                   message: paho.MQTTMessage) -> None:

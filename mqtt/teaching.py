@@ -47,7 +47,8 @@ class TeachLink:
         try:
             self._client.subscribe(self.topics.command("teach"), self._on_command, 1)
             self._client.start()
-            self._client.wait_connected(timeout)
+            if self._client.wait_connected(timeout):
+                self._client.wait_subscribed(timeout)  # a display's first answer is heard
         except BaseException:  # Ctrl-C while connecting: no broker left behind
             self.stop()
             raise

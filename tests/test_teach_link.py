@@ -59,7 +59,7 @@ def test_a_display_confirms_every_face_and_an_impossible_one_changes_nothing(
     with Listener(settings, topics.teach, topics.command_result) as watcher:
         with TeachLink(settings) as link:
             display.client.start()
-            assert display.client.wait_connected(WAIT)
+            assert display.client.wait_connected(WAIT) and display.client.wait_subscribed(WAIT)
             answer = ask_anywhere("d8", link.answers)
             photos = collect(source, "d8", answer, SettleWatch(empty_tray=source.empty),
                              throw, Progress("d8", "blue d8", link))
