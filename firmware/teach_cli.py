@@ -14,7 +14,9 @@ import queue
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -22,6 +24,8 @@ import cv2
 import numpy as np
 
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
+from tidetower.firmware.corrections import Corrections
+from tidetower.firmware.learn import learn_from_corrections, rollback
 from tidetower.firmware.tower import open_camera, sim_config
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.payloads import TeachPayload, TeachStep
@@ -273,12 +277,18 @@ def _say(report: TeachReport, profile: Path) -> None:
 @click.option("--sim", is_flag=True, help="Teach at the simulated tower (a player throws).")
 @click.option("--die", "kind", type=click.Choice(KINDS), help="The kind to teach at the tower.")
 @click.option("--name", help='What the table calls the die taught at the tower ("white omen").')
+@click.option("--from-corrections", "from_corrections", is_flag=True,
+              help="With --config: learn from the dice the GM entered (table.corrections); "
+                   "adopted only if it reads the examples set aside at least as well.")
+@click.option("--rollback", is_flag=True,
+              help="With --config: put back the profile the last learning replaced.")
 @click.option("--mqtt/--no-mqtt", "use_mqtt", default=None,
               help="Show the flow on the display pages, which may confirm faces too "
                    "(default: on with --config, off with --sim alone).")
 def teach_command(profile: Path | None, images: tuple[Path, ...], labels_path: Path | None,
                   config_path: Path | None, sim: bool, kind: str | None,
-                  name: str | None, use_mqtt: bool | None) -> None:
+                  name: str | None, from_corrections: bool, rollback: bool,
+                  use_mqtt: bool | None) -> None:
     """Teach the reader the table's own dice into the PROFILE folder (made, or extended).
 
     From photos: PROFILE --labels LABELS.json IMAGE ... At the tower: --config FILE --die
@@ -293,6 +303,9 @@ def teach_command(profile: Path | None, images: tuple[Path, ...], labels_path: P
                                        "or --config FILE --die KIND to teach at the tower")
             _say(teach(profile, labels_path, images, {}), profile)
             return
+        if from_corrections or rollback:
+            _from_the_table(_guided_config(config_path), profile, rollback)
+            return
         if kind is None:
             raise click.UsageError("--die KIND: which die is taught at the tower")
         config = _guided_config(config_path)
@@ -303,6 +316,24 @@ def teach_command(profile: Path | None, images: tuple[Path, ...], labels_path: P
         raise click.ClickException(str(error)) from None
     except FrameSourceError as error:
         raise click.ClickException(f"camera: {error}") from None
+
+
+def _from_the_table(config: TowerConfig, profile: Path | None, back: bool) -> None:
+    """Learn from the table's corrections into the profile, or roll the profile back."""
+    target = profile or _default_profile(config)
+    if back:
+        rollback(target)
+        click.echo(f"{target}: the previous profile is back")
+        return
+    start = time.perf_counter()
+    done = learn_from_corrections(Corrections(config.table.corrections), target,
+                                  replace(config.camera.reader, profile=None),
+                                  _calibration(config))
+    verdict = "adopted" if done.adopted else "not adopted: it reads them worse; kept the old"
+    click.echo(f"learned from {done.taught} corrections, checked on {done.checked} set aside: "
+               f"{100 * done.before:.1f} % of their dice right before, "
+               f"{100 * done.after:.1f} % with it; {verdict} "
+               f"({time.perf_counter() - start:.0f} s)")
 
 
 def _default_profile(config: TowerConfig) -> Path:

@@ -19,16 +19,19 @@ from tidetower.engine.rules import RuleError
 from tidetower.engine.table import Table
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices, TowerState
+from tidetower.firmware.learn import learn_from_corrections, previous_of, rollback
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.tower import SIM_PINS, Tower, sim_config
-from tidetower.vision.numerals.teach import parse_labels
+from tidetower.vision.numerals.profile import load_profile
+from tidetower.vision.numerals.teach import TeachError, parse_labels
 from tidetower.vision.read import read_dice
 from tidetower.vision.reading import DieRead, Reading, Unreadable
-from tidetower.vision.settings import Calibration
+from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError, FrameTimeout, ThreadedSource
 from tidetower.vision.sources.simulated import SimulatedSource
 from tidetower.vision.synth import SynthDie, TraySpec, render_tray
+from tidetower.vision.synth.numerals import NumeralLook
 
 BEAM = SIM_PINS.drop_sensor
 
@@ -400,3 +403,24 @@ def test_corrections_keep_the_newest_and_drop_the_oldest(tmp_path: Path) -> None
     corrections.labels_path.write_text("{broken")  # a damaged file: start afresh, keep going
     corrections.keep_correction("r-5", frame, read, final)
     assert list(corrections.labels()) == ["r-5.png"]
+
+
+def test_learning_from_corrections_is_checked_adopted_and_rolled_back(tmp_path: Path) -> None:
+    look = NumeralLook(body=(60, 150, 40), ink=(20, 20, 20), font=cv2.FONT_HERSHEY_TRIPLEX,
+                       stroke=0.14, marker="dot")  # a table's own green d20
+    spec = TraySpec(size=(640, 480), side=(0.055, 0.07), floors=("dark",), look=look)
+    corrections = Corrections(tmp_path / "corrections")
+    for seed in range(6_200_000, 6_200_025):  # the GM entered every d20 of 25 throws
+        tray = render_tray(seed, spec, dice=("d20", "d20"))
+        final = Reading(tuple(DieRead("d20", d.value, d.box, 1.0) for d in tray.dice))
+        corrections.keep_correction(f"r-{seed}", tray.image, Reading(), final)
+    profile = tmp_path / "dice"
+    learned = learn_from_corrections(corrections, profile, ReaderSettings())
+    assert (learned.taught, learned.checked) == (20, 5)
+    assert learned.adopted and learned.after >= learned.before  # no worse on the 5 set aside
+    assert set(load_profile(profile).taught()) <= {f"d20:{v}" for v in range(1, 21)}
+    rollback(profile)  # back to the empty profile there was before: reads as none
+    assert load_profile(profile).taught() == {}
+    assert load_profile(previous_of(profile)).taught()  # the learned one, to redo
+    with pytest.raises(TeachError, match="at least 5"):
+        learn_from_corrections(Corrections(tmp_path / "none"), profile, ReaderSettings())

@@ -1,0 +1,116 @@
+"""Learn from the GM's corrections: teach a new profile from most of them, adopt it only if it
+reads the rest (set aside, never taught) at least as well, and keep the previous one.
+
+`tidetower teach --config FILE --from-corrections` and `--rollback` call this.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tidetower.firmware.corrections import Corrections
+from tidetower.vision.numerals.profile import empty_profile, load_profile
+from tidetower.vision.numerals.teach import TeachError, parse_labels, teach
+from tidetower.vision.read import ImageError, load_image, read_dice
+from tidetower.vision.score import Label, score
+from tidetower.vision.settings import Calibration, ReaderSettings
+
+CHECK_EVERY = 5
+"""One example in this many (by order of arrival) is set aside to check, never taught."""
+MIN_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What learning did: examples taught and checked, and the checked dice read right
+    with the profile before and after."""
+
+    taught: int
+    checked: int
+    before: float
+    after: float
+    adopted: bool
+
+
+def split(names: list[str]) -> tuple[list[str], list[str]]:
+    """Return (to teach, to check): every CHECK_EVERY-th example is set aside."""
+    check = names[CHECK_EVERY - 1 :: CHECK_EVERY]
+    return [n for n in names if n not in check], check
+
+
+def learn_from_corrections(corrections: Corrections, profile: Path, settings: ReaderSettings,
+                           calibration: Calibration | None = None) -> Learned:
+    """Teach a candidate profile from the corrections; adopt it if it reads the set-aside
+    ones at least as well as the current reader, keeping the old one as PROFILE.previous."""
+    labels = corrections.labels()
+    if len(labels) < MIN_EXAMPLES:
+        raise TeachError(f"{len(labels)} corrections kept: at least {MIN_EXAMPLES} are needed")
+    teach_names, check_names = split(list(labels))
+    current = str(profile) if (profile / "profile.json").exists() else None
+    with tempfile.TemporaryDirectory(prefix="tidetower-learn-") as tmp:
+        candidate = Path(tmp) / "profile"
+        if current is not None:
+            shutil.copytree(profile, candidate)
+        teach(candidate, corrections.labels_path,
+              [corrections.folder / n for n in teach_names], {}, settings)
+        before = _share_right(corrections, check_names, replace(settings, profile=current),
+                              calibration)
+        after = _share_right(corrections, check_names,
+                             replace(settings, profile=str(candidate)), calibration)
+        adopted = after >= before
+        if adopted:
+            _swap_in(candidate, profile)
+    return Learned(len(teach_names), len(check_names), before, after, adopted)
+
+
+def _share_right(corrections: Corrections, names: list[str], settings: ReaderSettings,
+                 calibration: Calibration | None) -> float:
+    """Return the share of the named examples' dice the reader gets right."""
+    raw = corrections.labels()
+    right = dice = 0
+    for name in names:
+        try:
+            image = load_image(corrections.folder / name)
+        except ImageError as error:
+            raise TeachError(str(error)) from None
+        truth = tuple(Label(value, box or (0.0, 0.0, 1.0, 1.0), kind)
+                      for kind, value, box in parse_labels(raw, name))
+        result = score(read_dice(image, calibration, settings), truth)
+        right, dice = right + result.right, dice + result.labelled
+    return right / max(dice, 1)
+
+
+def _swap_in(candidate: Path, profile: Path) -> None:
+    """Make the candidate the profile; the profile it replaces (an empty one if there was
+    none: it reads as no profile) becomes PROFILE.previous."""
+    previous = previous_of(profile)
+    shutil.rmtree(previous, ignore_errors=True)
+    if profile.exists():
+        profile.rename(previous)
+    else:
+        width = load_profile(candidate).embeddings.shape[1]
+        empty_profile(width).save(previous, 0)
+    shutil.copytree(candidate, profile)
+
+
+def previous_of(profile: Path) -> Path:
+    """Where the profile a learning replaced is kept."""
+    return profile.with_name(profile.name + ".previous")
+
+
+def rollback(profile: Path) -> None:
+    """Put the previous profile back (the current one becomes the previous: undo twice to
+    redo)."""
+    previous = previous_of(profile)
+    if not previous.exists():
+        raise TeachError(f"no previous profile to go back to ({previous} does not exist)")
+    swap = profile.with_name(profile.name + ".swap")
+    shutil.rmtree(swap, ignore_errors=True)
+    if profile.exists():
+        profile.rename(swap)
+    previous.rename(profile)
+    if swap.exists():
+        swap.rename(previous)
