@@ -43,3 +43,12 @@ def test_real_photo_results_are_well_formed() -> None:
     for die in reading.dice:
         assert die.die == "d6" and 1 <= die.value <= 6 and 0.0 <= die.confidence <= 1.0
         assert 0 <= die.box[0] < die.box[2] <= 1 and 0 <= die.box[1] < die.box[3] <= 1
+
+
+def test_the_label_fixes_each_change_one_die() -> None:
+    raw, fixed = load_labels(DATA, fixed=False), load_labels(DATA)
+    changed = [(a.path.name, x.value, y.value) for a, b in zip(raw, fixed, strict=True)
+               for x, y in zip(a.dice, b.dice, strict=False) if x != y]
+    added = sum(len(b.dice) - len(a.dice) for a, b in zip(raw, fixed, strict=True))
+    assert len(changed) == 4 and added == 3  # as vision/label_fixes.json lists them
+    assert all(was != now for _, was, now in changed)

@@ -8,6 +8,7 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tidetower.vision.reading import Box, Reading
 
@@ -65,18 +66,40 @@ class LabelledImage:
         return split_of(self.path.name)
 
 
-def load_labels(folder: Path) -> list[LabelledImage]:
-    """Read a folder's labels.json into labelled photos with absolute paths."""
+LABEL_FIXES = Path(__file__).resolve().parent / "label_fixes.json"
+"""Dice the shared label sets got wrong, each checked by eye: applied wherever they are read."""
+
+
+def load_labels(folder: Path, fixed: bool = True) -> list[LabelledImage]:
+    """Read a folder's labels.json into labelled photos with absolute paths, with the
+    project's fixes to that set applied (unless not `fixed`)."""
     raw = json.loads((folder / "labels.json").read_text())
+    fixes = json.loads(LABEL_FIXES.read_text()).get(folder.name, {}) if fixed else {}
     return [
         LabelledImage(
             folder / item["file"],
-            tuple(Label(int(d["value"]), _box(d["box"]),
-                        LABEL_KINDS.get(d.get("die", "d6"), d.get("die", "d6")))
-                  for d in item["dice"]),
+            _fixed(tuple(Label(int(d["value"]), _box(d["box"]),
+                               LABEL_KINDS.get(d.get("die", "d6"), d.get("die", "d6")))
+                         for d in item["dice"]), fixes.get(item["file"], [])),
         )
         for item in raw
     ]
+
+
+def _fixed(labels: tuple[Label, ...], fixes: list[dict[str, Any]]) -> tuple[Label, ...]:
+    """Apply a photo's fixes: a wrong face (`was`) on the label nearest the box is set right,
+    and a die with no label (`was` null) is added."""
+    out = list(labels)
+    for fix in fixes:
+        box = _box(fix["box"])
+        if fix["was"] is None:
+            out.append(Label(int(fix["value"]), box, fix.get("die", "d6")))
+            continue
+        at = best_match(box, tuple(out), list(range(len(out))))
+        if at is None or out[at].value != fix["was"]:
+            raise ValueError(f"label fix {fix} matches no label showing {fix['was']}")
+        out[at] = Label(int(fix["value"]), out[at].box, out[at].die)
+    return tuple(out)
 
 
 def _box(values: list[float]) -> Box:
