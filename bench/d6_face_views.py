@@ -36,8 +36,9 @@ VIEWS = 8
 SETTINGS = ReaderSettings()
 
 
-def matched(candidates: list[Candidate], labels: tuple[Label, ...], w: int, h: int
-            ) -> list[tuple[Candidate, int]]:
+def matched(
+    candidates: list[Candidate], labels: tuple[Label, ...], w: int, h: int
+) -> list[tuple[Candidate, int]]:
     """Return the candidates that match a label, one to one, with the label's face value."""
     free, out = list(range(len(labels))), []
     for c in sorted(candidates, key=lambda c: -c.heat):
@@ -77,8 +78,11 @@ def decisions(p: np.ndarray, faces: np.ndarray) -> tuple[int, int, int]:
     value = p[:, 1:].argmax(axis=1) + 1
     confidence = p[np.arange(len(p)), value] / np.maximum(1.0 - p[:, 0], 1e-6)
     sure = confidence >= SETTINGS.min_confidence
-    return int((sure & (value == faces)).sum()), int((sure & (value != faces)).sum()), int(
-        (~sure).sum())
+    return (
+        int((sure & (value == faces)).sum()),
+        int((sure & (value != faces)).sum()),
+        int((~sure).sum()),
+    )
 
 
 def report(name: str, p: np.ndarray, faces: np.ndarray) -> str:
@@ -88,8 +92,10 @@ def report(name: str, p: np.ndarray, faces: np.ndarray) -> str:
     wrong = (p[:, 1:].argmax(axis=1) + 1 != truth).mean()
     per_die = p.reshape(len(faces), VIEWS, 7)
     looks = [decisions(per_die[:, :k].mean(axis=1), faces) for k in (1, 2, VIEWS)]
-    return (f"{name:36s} nll {nll:.4f}  views wrong {100 * wrong:.2f} %  right/wrong/unsure: "
-            f"1 view {looks[0]}, 2 turns {looks[1]}, {VIEWS} views {looks[2]}")
+    return (
+        f"{name:36s} nll {nll:.4f}  views wrong {100 * wrong:.2f} %  right/wrong/unsure: "
+        f"1 view {looks[0]}, 2 turns {looks[1]}, {VIEWS} views {looks[2]}"
+    )
 
 
 def main() -> None:
@@ -97,8 +103,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("faces", type=Path, nargs="+")
     parser.add_argument("--finder", type=Path, default=None)
-    parser.add_argument("--fold", choices=sorted(DEV_FOLDS), default="a",
-                        help="the fold of dev to read (a is dev-val)")
+    parser.add_argument(
+        "--fold",
+        choices=sorted(DEV_FOLDS),
+        default="a",
+        help="the fold of dev to read (a is dev-val)",
+    )
     args = parser.parse_args()
     if args.finder:
         vision_d6.use_models(args.finder.parent)

@@ -31,8 +31,9 @@ MIDDLE = 0.3
 """The middle of a label box, half-width as a share of its side: labels are loose (1.2x)."""
 
 
-def die_heats(heat: np.ndarray, cell: float, labels: tuple[Label, ...], w: int, h: int
-              ) -> list[float]:
+def die_heats(
+    heat: np.ndarray, cell: float, labels: tuple[Label, ...], w: int, h: int
+) -> list[float]:
     """Return the hottest cell in the middle of each labelled die."""
     out = []
     for label in labels:
@@ -45,8 +46,7 @@ def die_heats(heat: np.ndarray, cell: float, labels: tuple[Label, ...], w: int, 
     return out
 
 
-def stray_peaks(heat: np.ndarray, cell: float, labels: tuple[Label, ...], w: int, h: int
-                ) -> int:
+def stray_peaks(heat: np.ndarray, cell: float, labels: tuple[Label, ...], w: int, h: int) -> int:
     """Return how many heatmap peaks above the find threshold lie outside every label box."""
     stray = 0
     for row, col in peaks(heat, SETTINGS.find_threshold):
@@ -64,15 +64,20 @@ def tally(fold: str) -> str:
         h, w = work.shape[:2]
         candidates = find_dice(work, SETTINGS)
         hits = len(d6_face_views.matched(candidates, labels, w, h))
-        found, missed, extra = found + hits, missed + len(labels) - hits, extra + len(
-            candidates) - hits
+        found, missed, extra = (
+            found + hits,
+            missed + len(labels) - hits,
+            extra + len(candidates) - hits,
+        )
         heat, _sides, cell = heatmap(work)
         heats += die_heats(heat, cell, labels, w, h)
         stray += stray_peaks(heat, cell, labels, w, h)
     t, a = SETTINGS.find_threshold, np.array(heats)
     nll = -np.log(np.clip(a, 1e-9, 1.0)).mean()
-    return (f"found {found}, missed {missed}, extra {extra} | raw: under {t} {(a < t).sum()}, "
-            f"under {2 * t} {(a < 2 * t).sum()}, die nll {nll:.4f}, stray peaks {stray}")
+    return (
+        f"found {found}, missed {missed}, extra {extra} | raw: under {t} {(a < t).sum()}, "
+        f"under {2 * t} {(a < 2 * t).sum()}, die nll {nll:.4f}, stray peaks {stray}"
+    )
 
 
 def main() -> None:

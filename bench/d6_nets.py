@@ -25,8 +25,12 @@ class DieFinder(nn.Module):
         super().__init__()
         self.stem = nn.Sequential(_block(3, 16, 2), _block(16, 24, 2), _block(24, 24))
         self.deep = nn.Sequential(_block(24, 48, 2), _block(48, 48), _block(48, 48, dilation=2))
-        self.merge = nn.Sequential(nn.Conv2d(72, 32, 1, bias=False), nn.BatchNorm2d(32),
-                                   nn.ReLU(inplace=True), _block(32, 32))
+        self.merge = nn.Sequential(
+            nn.Conv2d(72, 32, 1, bias=False),
+            nn.BatchNorm2d(32),
+            nn.ReLU(inplace=True),
+            _block(32, 32),
+        )
         self.head = nn.Conv2d(32, 2, 1)
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
 
@@ -44,10 +48,20 @@ class FaceReader(nn.Module):
         super().__init__()
         a, b, c, d = (max(8, round(n * width)) for n in (16, 32, 64, 96))
         self.body = nn.Sequential(
-            _block(3, a), _block(a, a), nn.MaxPool2d(2),
-            _block(a, b), _block(b, b), nn.MaxPool2d(2),
-            _block(b, c), _block(c, c), nn.MaxPool2d(2), _block(c, d),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(d, FACE_CLASSES),
+            _block(3, a),
+            _block(a, a),
+            nn.MaxPool2d(2),
+            _block(a, b),
+            _block(b, b),
+            nn.MaxPool2d(2),
+            _block(b, c),
+            _block(c, c),
+            nn.MaxPool2d(2),
+            _block(c, d),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.2),
+            nn.Linear(d, FACE_CLASSES),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

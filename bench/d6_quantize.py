@@ -48,8 +48,10 @@ def face_inputs(photos: list[Photo], size: int, seed: int = 0) -> Iterator[np.nd
         spots = [(x, y, s) for (x, y), s in zip(centres, sides, strict=True)]
         side = float(np.median(sides)) if len(sides) else 0.06 * max(h, w)
         spots += [(rng.uniform(0, w), rng.uniform(0, h), side) for _ in range(FLOOR_CROPS)]
-        crops = [face_crop(image, float(x), float(y), float(s) * FACE_MARGIN,
-                           rng.uniform(0, 360), size) for x, y, s in spots]
+        crops = [
+            face_crop(image, float(x), float(y), float(s) * FACE_MARGIN, rng.uniform(0, 360), size)
+            for x, y, s in spots
+        ]
         yield to_blob(np.stack(crops))
 
 
@@ -72,8 +74,9 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("models", type=Path, nargs="+")
-    parser.add_argument("--synth", type=int, default=CALIBRATION_SYNTH,
-                        help="synthetic trays to calibrate on")
+    parser.add_argument(
+        "--synth", type=int, default=CALIBRATION_SYNTH, help="synthetic trays to calibrate on"
+    )
     args = parser.parse_args()
     synth = synth_photos(args.synth, SYNTH_SEED)
     for path in args.models:
@@ -84,8 +87,10 @@ def main() -> None:
             sys.exit(f"{path}: already int8")
         held_out = [fold for fold in FOLDS if fold not in folds]
         quantize(path, labelled_photos(held_out) + synth)
-        print(f"{path}: int8, calibrated on folds {','.join(sorted(folds))} "
-              f"and {args.synth} synthetic trays")
+        print(
+            f"{path}: int8, calibrated on folds {','.join(sorted(folds))} "
+            f"and {args.synth} synthetic trays"
+        )
 
 
 if __name__ == "__main__":

@@ -60,10 +60,12 @@ def free_port() -> int:
 
 def start_mosquitto(folder: Path, port: int, ws_port: int) -> subprocess.Popen[bytes]:
     config = folder / "mosquitto.conf"
-    config.write_text(f"user root\nallow_anonymous true\nmax_queued_messages 10000\n"
-                      f"set_tcp_nodelay true\n"
-                      f"listener {port} 127.0.0.1\nlistener {ws_port} 127.0.0.1\n"
-                      "protocol websockets\n")
+    config.write_text(
+        f"user root\nallow_anonymous true\nmax_queued_messages 10000\n"
+        f"set_tcp_nodelay true\n"
+        f"listener {port} 127.0.0.1\nlistener {ws_port} 127.0.0.1\n"
+        "protocol websockets\n"
+    )
     binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     process = subprocess.Popen([binary, "-c", str(config)], stderr=subprocess.DEVNULL)
     for _ in range(200):
@@ -75,8 +77,9 @@ def start_mosquitto(folder: Path, port: int, ws_port: int) -> subprocess.Popen[b
     raise SystemExit("mosquitto did not start")
 
 
-def run_tower(publisher: TablePublisher, rolls: int, pace: float,
-              started: dict[int, float]) -> None:
+def run_tower(
+    publisher: TablePublisher, rolls: int, pace: float, started: dict[int, float]
+) -> None:
     for _ in range(rolls):
         before = time.perf_counter()
         record = publisher.record(OMEN, context=LINKED)
@@ -84,8 +87,9 @@ def run_tower(publisher: TablePublisher, rolls: int, pace: float,
         time.sleep(pace)
 
 
-def subscribers(settings: list[MqttSettings], names: list[tuple[str, int]],
-                ready: Any, done: Any, out: Any) -> None:
+def subscribers(
+    settings: list[MqttSettings], names: list[tuple[str, int]], ready: Any, done: Any, out: Any
+) -> None:
     """A subscriber process: ledbar nodes with stopwatches until `done` is set."""
     by_table = {s.table: s for s in settings}
     nodes = []
@@ -101,8 +105,9 @@ def subscribers(settings: list[MqttSettings], names: list[tuple[str, int]],
     out.put([(table, watch.drawn) for table, _, watch in nodes])
 
 
-def start_subscribers(settings: list[MqttSettings], count: int,
-                      procs: int) -> tuple[Any, Any, list[Any]]:
+def start_subscribers(
+    settings: list[MqttSettings], count: int, procs: int
+) -> tuple[Any, Any, list[Any]]:
     """`count` ledbar nodes spread over `procs` processes; returns (done, out, workers)."""
     names = [(s.table, n) for n in range(count // len(settings)) for s in settings]
     spawn = multiprocessing.get_context("spawn")
@@ -110,24 +115,30 @@ def start_subscribers(settings: list[MqttSettings], count: int,
     workers, ready = [], []
     for k in range(procs):
         ready.append(spawn.Event())
-        workers.append(spawn.Process(target=subscribers,
-                                     args=(settings, names[k::procs], ready[-1], done, out)))
+        workers.append(
+            spawn.Process(
+                target=subscribers, args=(settings, names[k::procs], ready[-1], done, out)
+            )
+        )
         workers[-1].start()
     for event in ready:
         event.wait(60)
     return done, out, workers
 
 
-def measure(settings: list[MqttSettings], folder: Path, count: int, rolls: int, pace: float,
-            procs: int) -> list[float]:
+def measure(
+    settings: list[MqttSettings], folder: Path, count: int, rolls: int, pace: float, procs: int
+) -> list[float]:
     towers = [TablePublisher(Table(folder / f"{s.table}.db"), s).start() for s in settings]
     for tower in towers:
         tower.table.reset_tracker({"weight_a": START, "weight_b": rolls + 10})
     done, out, workers = start_subscribers(settings, count, procs)
     time.sleep(2.0)  # every node has drawn the retained bar
     started: dict[str, dict[int, float]] = {s.table: {} for s in settings}
-    threads = [threading.Thread(target=run_tower, args=(t, rolls, pace, started[s.table]))
-               for t, s in zip(towers, settings, strict=True)]
+    threads = [
+        threading.Thread(target=run_tower, args=(t, rolls, pace, started[s.table]))
+        for t, s in zip(towers, settings, strict=True)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -139,8 +150,9 @@ def measure(settings: list[MqttSettings], folder: Path, count: int, rolls: int, 
         worker.join(30)
     for tower in towers:
         tower.stop()
-    return [watch[p] - t0 for table, watch in drawn
-            for p, t0 in started[table].items() if p in watch]
+    return [
+        watch[p] - t0 for table, watch in drawn for p, t0 in started[table].items() if p in watch
+    ]
 
 
 def main() -> None:
@@ -162,10 +174,10 @@ def main() -> None:
         else:
             stop = EmbeddedBroker(base.model_copy(update={"host": None})).start().stop
         try:
-            settings = [base.model_copy(update={"table": f"bench{i}"})
-                        for i in range(args.towers)]
-            latencies = measure(settings, folder, args.subscribers, args.rolls, args.pace,
-                                args.procs)
+            settings = [base.model_copy(update={"table": f"bench{i}"}) for i in range(args.towers)]
+            latencies = measure(
+                settings, folder, args.subscribers, args.rolls, args.pace, args.procs
+            )
         finally:
             stop()
     report(args, latencies)
@@ -177,11 +189,15 @@ def report(args: argparse.Namespace, latencies: list[float]) -> None:
     p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
     p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"broker={args.broker} towers={args.towers} subscribers={args.subscribers} "
-          f"rolls/tower={args.rolls} pace={args.pace}s cpus={os.cpu_count()} load={load}")
-    print(f"renders {len(ms)} of {expected}: median {statistics.median(ms):.1f} ms, "
-          f"p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {ms[-1]:.1f} ms "
-          f"({'meets' if p99 < 50 else 'misses'} the p99 < 50 ms target)")
+    print(
+        f"broker={args.broker} towers={args.towers} subscribers={args.subscribers} "
+        f"rolls/tower={args.rolls} pace={args.pace}s cpus={os.cpu_count()} load={load}"
+    )
+    print(
+        f"renders {len(ms)} of {expected}: median {statistics.median(ms):.1f} ms, "
+        f"p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {ms[-1]:.1f} ms "
+        f"({'meets' if p99 < 50 else 'misses'} the p99 < 50 ms target)"
+    )
 
 
 if __name__ == "__main__":

@@ -56,8 +56,10 @@ def main() -> None:
     latencies = sorted(measure(args.rolls, args.seed))
     p99 = latencies[min(len(latencies) - 1, round(0.99 * len(latencies)) - 1)]
     print(f"settled frame -> outcome in session, {len(latencies)} simulated rolls, one thread")
-    print(f"  median {statistics.median(latencies):.1f} ms   p99 {p99:.1f} ms   "
-          f"max {latencies[-1]:.1f} ms")
+    print(
+        f"  median {statistics.median(latencies):.1f} ms   p99 {p99:.1f} ms   "
+        f"max {latencies[-1]:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -75,8 +75,12 @@ def labelled_photos(held_out: list[str]) -> list[Photo]:
     return out
 
 
-ALL_KINDS = TraySpec(count=(1, 20), kinds=("d6", "d6", "d8", "d10", "d10-tens", "d12", "d20"),
-                     numeral_d6=0.3, floors=("grey", "grey", "dark", "felt", "wood"))
+ALL_KINDS = TraySpec(
+    count=(1, 20),
+    kinds=("d6", "d6", "d8", "d10", "d10-tens", "d12", "d20"),
+    numeral_d6=0.3,
+    floors=("grey", "grey", "dark", "felt", "wood"),
+)
 """`--kinds all`: synthetic trays of every kind on every floor, for a finder of every die."""
 
 
@@ -87,9 +91,14 @@ def synth_photos(count: int, seed: int, spec: TraySpec | None = None) -> list[Ph
         tray = render_tray(s, spec or TraySpec())
         h, w = tray.image.shape[:2]
         boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
-        out.append((tray.image, (boxes[:, :2] + boxes[:, 2:]) / 2,
-                    (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2,
-                    np.array([d.value for d in tray.dice])))
+        out.append(
+            (
+                tray.image,
+                (boxes[:, :2] + boxes[:, 2:]) / 2,
+                (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2,
+                np.array([d.value for d in tray.dice]),
+            )
+        )
     return out
 
 
@@ -97,6 +106,8 @@ FIND_SIZE = 320
 """Side of the finder's square input (--find-size); the runtime reads it from the model."""
 FACE_SIZE = 40
 """Side of the face reader's crop (--face-size); the runtime reads it from the model."""
+
+
 @dataclass(frozen=True)
 class Photos:
     """Training photos: real and synthetic, drawn with a fixed share of real ones."""
@@ -169,8 +180,14 @@ def finder_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, n
     m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360), scale)
     m[:, 2] += FIND_SIZE / 2 - np.array([w / 2, h / 2]) + rng.uniform(-40, 40, 2) * FIND_SIZE / 256
     border = cv2.BORDER_REPLICATE if rng.random() < 0.5 else cv2.BORDER_CONSTANT
-    img = cv2.warpAffine(image, m, (FIND_SIZE, FIND_SIZE), flags=cv2.INTER_AREA,
-                         borderMode=border, borderValue=(128, 128, 128))
+    img = cv2.warpAffine(
+        image,
+        m,
+        (FIND_SIZE, FIND_SIZE),
+        flags=cv2.INTER_AREA,
+        borderMode=border,
+        borderValue=(128, 128, 128),
+    )
     pts = centres @ m[:, :2].T + m[:, 2]
     if rng.random() < 0.5:
         img, pts = img[:, ::-1].copy(), pts * [-1, 1] + [FIND_SIZE - 1, 0]
@@ -238,8 +255,9 @@ def fainter(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     return np.clip((crop - mean) * rng.uniform(0.5, 0.75) + mean, 0, 255).astype(np.uint8)
 
 
-def fit(net: nn.Module, epochs: int, steps: int, batch_loss: Callable[[], torch.Tensor],
-        name: str) -> nn.Module:
+def fit(
+    net: nn.Module, epochs: int, steps: int, batch_loss: Callable[[], torch.Tensor], name: str
+) -> nn.Module:
     """Train a net with AdamW and a one-cycle schedule on a fresh augmented batch each step."""
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * steps)
@@ -257,9 +275,7 @@ def fit(net: nn.Module, epochs: int, steps: int, batch_loss: Callable[[], torch.
     return net
 
 
-def train_faces(
-    photos: Photos, epochs: int, rng: np.random.Generator, width: float
-) -> nn.Module:
+def train_faces(photos: Photos, epochs: int, rng: np.random.Generator, width: float) -> nn.Module:
     """Train the face reader on freshly augmented crops each step."""
     net = FaceReader(width)
 
@@ -288,14 +304,28 @@ def train_finder(photos: Photos, epochs: int, rng: np.random.Generator) -> nn.Mo
     return fit(net, epochs, 40, batch_loss, "finder")
 
 
-def export(net: nn.Module, shape: tuple[int, ...], name: str, batch: bool,
-           held_out: list[str], calibration: list[Photo] | None) -> None:
+def export(
+    net: nn.Module,
+    shape: tuple[int, ...],
+    name: str,
+    batch: bool,
+    held_out: list[str],
+    calibration: list[Photo] | None,
+) -> None:
     """Write a trained net as ONNX for onnxruntime (opset 13, dynamic batch for face readers),
     made int8 on the calibration photos unless there are none."""
     net.eval()
     axes = {"x": {0: "n"}, "y": {0: "n"}} if batch else None
-    torch.onnx.export(net, torch.zeros(*shape), str(MODELS / name), input_names=["x"],
-                      output_names=["y"], dynamic_axes=axes, opset_version=13, dynamo=False)
+    torch.onnx.export(
+        net,
+        torch.zeros(*shape),
+        str(MODELS / name),
+        input_names=["x"],
+        output_names=["y"],
+        dynamic_axes=axes,
+        opset_version=13,
+        dynamo=False,
+    )
     stamp(MODELS / name, [fold for fold in FOLDS if fold not in held_out])
     if calibration:
         quantize(MODELS / name, calibration)
@@ -314,36 +344,75 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--face-epochs", type=int, default=60)
     parser.add_argument("--finder-epochs", type=int, default=50)
     parser.add_argument("--synth", type=int, default=1200, help="synthetic trays to mix in")
-    parser.add_argument("--real-share", type=float, default=0.5,
-                        help="share of the finder's training photos drawn from real ones")
-    parser.add_argument("--face-real-share", type=float, default=0.7,
-                        help="share of the face readers' training crops cut from real photos")
-    parser.add_argument("--paste", type=float, default=0.5,
-                        help="share of real draws with real dice pasted in (bench/d6_paste.py)")
-    parser.add_argument("--holdout", choices=[*FOLDS, "none"], action="append", default=[],
-                        metavar="FOLD", help="keep this fold out of training (repeatable): "
-                        "test (the default), or a (dev-val), b, c of dev; none: keep none out")
+    parser.add_argument(
+        "--real-share",
+        type=float,
+        default=0.5,
+        help="share of the finder's training photos drawn from real ones",
+    )
+    parser.add_argument(
+        "--face-real-share",
+        type=float,
+        default=0.7,
+        help="share of the face readers' training crops cut from real photos",
+    )
+    parser.add_argument(
+        "--paste",
+        type=float,
+        default=0.5,
+        help="share of real draws with real dice pasted in (bench/d6_paste.py)",
+    )
+    parser.add_argument(
+        "--holdout",
+        choices=[*FOLDS, "none"],
+        action="append",
+        default=[],
+        metavar="FOLD",
+        help="keep this fold out of training (repeatable): "
+        "test (the default), or a (dev-val), b, c of dev; none: keep none out",
+    )
     parser.add_argument("--only", choices=["faces", "finder"], default=None)
-    parser.add_argument("--face-nets", type=int, default=3,
-                        help="face readers in the ensemble (d6_faces_1.onnx ...)")
-    parser.add_argument("--face-net", type=int, default=None,
-                        help="train only this member of the ensemble (1-based)")
-    parser.add_argument("--aug", choices=["base", "strong"], default="base",
-                        help="face-net augmentation strength")
-    parser.add_argument("--faint", type=float, default=0.0,
-                        help="share of face crops with contrast cut to 0.5-0.75")
-    parser.add_argument("--zoomed", type=float, default=ZOOMED,
-                        help="share of face crops looking inside a die, taught as no die")
+    parser.add_argument(
+        "--face-nets",
+        type=int,
+        default=3,
+        help="face readers in the ensemble (d6_faces_1.onnx ...)",
+    )
+    parser.add_argument(
+        "--face-net",
+        type=int,
+        default=None,
+        help="train only this member of the ensemble (1-based)",
+    )
+    parser.add_argument(
+        "--aug", choices=["base", "strong"], default="base", help="face-net augmentation strength"
+    )
+    parser.add_argument(
+        "--faint", type=float, default=0.0, help="share of face crops with contrast cut to 0.5-0.75"
+    )
+    parser.add_argument(
+        "--zoomed",
+        type=float,
+        default=ZOOMED,
+        help="share of face crops looking inside a die, taught as no die",
+    )
     parser.add_argument("--out", type=Path, default=MODELS, help="folder to write the .onnx to")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--face-size", type=int, default=FACE_SIZE, help="face crop side, px")
     parser.add_argument("--find-size", type=int, default=FIND_SIZE, help="finder input side")
     parser.add_argument("--face-width", type=float, default=1.0, help="face net width factor")
     parser.add_argument("--seed", type=int, default=4)
-    parser.add_argument("--kinds", choices=["d6", "all"], default="d6",
-                        help="synthetic trays of pip d6, or of every kind on every floor")
-    parser.add_argument("--float", action="store_true",
-                        help="keep the face readers float (d6_quantize.py makes them int8 later)")
+    parser.add_argument(
+        "--kinds",
+        choices=["d6", "all"],
+        default="d6",
+        help="synthetic trays of pip d6, or of every kind on every floor",
+    )
+    parser.add_argument(
+        "--float",
+        action="store_true",
+        help="keep the face readers float (d6_quantize.py makes them int8 later)",
+    )
     args = parser.parse_args()
     args.holdout = [f for f in args.holdout if f != "none"] if args.holdout else ["test"]
     return args
@@ -365,8 +434,13 @@ def main() -> None:
     cv2.setNumThreads(1)
     real = labelled_photos(args.holdout)
     spec = ALL_KINDS if args.kinds == "all" else None
-    photos = Photos(real, synth_photos(args.synth, SYNTH_SEED, spec), args.real_share, args.paste,
-                    cut_dice(real))
+    photos = Photos(
+        real,
+        synth_photos(args.synth, SYNTH_SEED, spec),
+        args.real_share,
+        args.paste,
+        cut_dice(real),
+    )
     print(f"{len(photos.real)} real and {len(photos.synth)} synthetic photos", flush=True)
     MODELS.mkdir(parents=True, exist_ok=True)
     calibration = None if args.float else real + photos.synth[:CALIBRATION_SYNTH]
@@ -374,10 +448,20 @@ def main() -> None:
     if args.only != "finder":
         members = [args.face_net] if args.face_net else range(1, args.face_nets + 1)
         for k in members:
-            faces = train_faces(replace(photos, real_share=args.face_real_share),
-                                args.face_epochs, seeded(args.seed + k), args.face_width)
-            export(faces, (1, 3, FACE_SIZE, FACE_SIZE), f"d6_faces_{k}.onnx", True,
-                   args.holdout, calibration)
+            faces = train_faces(
+                replace(photos, real_share=args.face_real_share),
+                args.face_epochs,
+                seeded(args.seed + k),
+                args.face_width,
+            )
+            export(
+                faces,
+                (1, 3, FACE_SIZE, FACE_SIZE),
+                f"d6_faces_{k}.onnx",
+                True,
+                args.holdout,
+                calibration,
+            )
     if args.only != "faces":
         finder = train_finder(photos, args.finder_epochs, seeded(args.seed))
         # the finder stays float: in int8 it read one die fewer on fold b (run #10)

@@ -116,8 +116,10 @@ def cross_validate(pairs: list[str], settings: ReaderSettings, breakdown: bool) 
         use_models(Path(folder))
         seen = trained_on()
         if seen is None or fold in seen:
-            raise SystemExit(f"--cv {pair}: the nets in {folder} do not say they were held "
-                             f"out of fold {fold} (trained_on: {seen})")
+            raise SystemExit(
+                f"--cv {pair}: the nets in {folder} do not say they were held "
+                f"out of fold {fold} (trained_on: {seen})"
+            )
         read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
         tally = run(real("devval", fold), settings)
         report(tally, f"fold {fold}, nets held out of it ({folder})", breakdown)
@@ -138,12 +140,21 @@ def main() -> None:
     parser.add_argument("--synth", type=int, default=500)
     parser.add_argument("--only", choices=["dev", "test", "synth", "devval"], default=None)
     parser.add_argument("--models", type=Path, default=None)
-    parser.add_argument("--cv", action="append", default=[], metavar="FOLD=DIR",
-                        help="read FOLD with the nets in DIR, held out of it; pool the folds")
+    parser.add_argument(
+        "--cv",
+        action="append",
+        default=[],
+        metavar="FOLD=DIR",
+        help="read FOLD with the nets in DIR, held out of it; pool the folds",
+    )
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--breakdown", action="store_true", help="print raw counts per set")
-    parser.add_argument("--fold", choices=sorted(FOLDS), default="a",
-                        help="which fold `--only devval` scores (a is dev-val)")
+    parser.add_argument(
+        "--fold",
+        choices=sorted(FOLDS),
+        default="a",
+        help="which fold `--only devval` scores (a is dev-val)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.models:
@@ -157,10 +168,11 @@ def main() -> None:
     for name in ("test", "dev", "synth", "devval"):
         if args.only == name or (args.only is None and name != "devval"):
             items = synthetic(args.synth) if name == "synth" else real(name, args.fold)
-            label = {"synth": f"synthetic ({args.synth})", "devval": f"d6-tray fold {args.fold}"
-                     }.get(name, f"d6-tray {name} split")
-            report(run(items, settings), label + caveat(folds_in(name, args.fold)),
-                   args.breakdown)
+            label = {
+                "synth": f"synthetic ({args.synth})",
+                "devval": f"d6-tray fold {args.fold}",
+            }.get(name, f"d6-tray {name} split")
+            report(run(items, settings), label + caveat(folds_in(name, args.fold)), args.breakdown)
 
 
 if __name__ == "__main__":

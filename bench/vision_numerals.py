@@ -50,8 +50,11 @@ def real_photos() -> tuple[Calibration, list[Item]]:
     """Return the tray's calibration and the labelled photos of numerals-taught."""
     background = load_image(DATA / "images" / "background_empty_tray.jpg")
     calibration = Calibration(background, find_tray(background))
-    items = [(load_image(i.path), i.dice) for i in load_labels(DATA)
-             if i.path.name != "background_empty_tray.jpg"]
+    items = [
+        (load_image(i.path), i.dice)
+        for i in load_labels(DATA)
+        if i.path.name != "background_empty_tray.jpg"
+    ]
     return calibration, items
 
 
@@ -60,13 +63,17 @@ def seen_kinds(model: Path) -> frozenset[str]:
     said = load_session(model).get_modelmeta().custom_metadata_map.get("trained_on", "")
     for part in said.split(","):
         if part.startswith("numerals-taught:"):
-            return frozenset(NUMERAL_KINDS) - frozenset(part.split("all but ")[-1].split("+")) \
-                if "all but" in part else frozenset(NUMERAL_KINDS)
+            return (
+                frozenset(NUMERAL_KINDS) - frozenset(part.split("all but ")[-1].split("+"))
+                if "all but" in part
+                else frozenset(NUMERAL_KINDS)
+            )
     return frozenset()
 
 
-def untaught(models: list[Path], calibration: Calibration,
-             items: list[Item]) -> tuple[Tally, Counter[str]]:
+def untaught(
+    models: list[Path], calibration: Calibration, items: list[Item]
+) -> tuple[Tally, Counter[str]]:
     """Read each photo with the first net that never saw its kind; add up the tallies."""
     tally, kinds = Tally(), Counter[str]()
     seen = [seen_kinds(model) for model in models]
@@ -80,8 +87,9 @@ def untaught(models: list[Path], calibration: Calibration,
 
 def _reader_of(labels: tuple[Label, ...], seen: list[frozenset[str]]) -> int | None:
     """Return the index of the first net that saw none of these dice's kinds."""
-    return next((n for n, known in enumerate(seen) if all(x.die not in known for x in labels)),
-                None)
+    return next(
+        (n for n, known in enumerate(seen) if all(x.die not in known for x in labels)), None
+    )
 
 
 def synthetic(count: int, spec: TraySpec = BENCH_SPEC) -> list[Item]:
@@ -93,8 +101,9 @@ def synthetic(count: int, spec: TraySpec = BENCH_SPEC) -> list[Item]:
     return out
 
 
-def run(items: Iterable[Item], settings: ReaderSettings,
-        calibration: Calibration | None = None) -> tuple[Tally, Counter[str]]:
+def run(
+    items: Iterable[Item], settings: ReaderSettings, calibration: Calibration | None = None
+) -> tuple[Tally, Counter[str]]:
     """Read and score each photo; return the tally and a count of outcomes per kind."""
     tally, kinds = Tally(), Counter[str]()
     for image, labels in items:
@@ -128,9 +137,11 @@ def report(name: str, tally: Tally, kinds: Counter[str], breakdown: bool) -> Non
     """Print a set's row, the share of kinds right and wrong reads, and per kind if asked."""
     d = max(tally.dice, 1)
     print(tally.row(name))
-    print(f"  kind right {100 * tally.kind_right / d:.1f} % of dice, wrong value "
-          f"{100 * tally.wrong / d:.1f} %, missed {100 * tally.missed / d:.1f} %; "
-          f"{tally.counts()}")
+    print(
+        f"  kind right {100 * tally.kind_right / d:.1f} % of dice, wrong value "
+        f"{100 * tally.wrong / d:.1f} %, missed {100 * tally.missed / d:.1f} %; "
+        f"{tally.counts()}"
+    )
     if breakdown:
         for key in sorted(kinds):
             print(f"    {key}: {kinds[key]}")
@@ -148,8 +159,14 @@ TABLE_SETS = {
     "d20": NumeralLook((60, 150, 40), (20, 20, 20), cv2.FONT_HERSHEY_TRIPLEX, 0.14, "dot"),
     "d12": NumeralLook((200, 200, 205), (40, 40, 180), cv2.FONT_HERSHEY_PLAIN, 0.12),
     "d10": NumeralLook((30, 30, 30), (60, 200, 235), cv2.FONT_HERSHEY_COMPLEX, 0.1),
-    "d8": NumeralLook((150, 60, 150), (245, 245, 245), cv2.FONT_HERSHEY_DUPLEX, 0.09, "dot",
-                      second=(200, 120, 200)),
+    "d8": NumeralLook(
+        (150, 60, 150),
+        (245, 245, 245),
+        cv2.FONT_HERSHEY_DUPLEX,
+        0.09,
+        "dot",
+        second=(200, 120, 200),
+    ),
 }
 """One make per kind, standing for a table's own dice."""
 
@@ -157,8 +174,9 @@ TABLE_SETS = {
 def teach_round(kind: str) -> tuple[float, float, float]:
     """Teach a synthetic set from one render per face; return the share of new throws' dice
     read right without and with the profile, and the median ms with it."""
-    spec = TraySpec(size=(640, 480), side=(0.05, 0.07), floors=("dark", "felt"),
-                    look=TABLE_SETS[kind])
+    spec = TraySpec(
+        size=(640, 480), side=(0.05, 0.07), floors=("dark", "felt"), look=TABLE_SETS[kind]
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder, labels, photos = Path(tmp), {}, []
         for value in face_values(kind):
@@ -168,8 +186,7 @@ def teach_round(kind: str) -> tuple[float, float, float]:
             labels[photos[-1].name] = {"die": kind, "value": value}
         (folder / "labels.json").write_text(json.dumps(labels))
         teach(folder / "profile", folder / "labels.json", photos)
-        throws = [render_tray(seed, spec, dice=(kind,) * 3)
-                  for seed in range(7_100_000, 7_100_020)]
+        throws = [render_tray(seed, spec, dice=(kind,) * 3) for seed in range(7_100_000, 7_100_020)]
         items = [(t.image, tuple(Label(d.value, d.box, d.die) for d in t.dice)) for t in throws]
         plain = run(items, ReaderSettings())[0]
         taught = run(items, ReaderSettings(profile=str(folder / "profile")))[0]
@@ -187,8 +204,9 @@ def teach_real(calibration: Calibration, items: list[Item], seed: int = 5) -> tu
         for k, (image, dice) in enumerate(items):
             photos.append(folder / f"taught_{k:03d}.png")
             cv2.imwrite(str(photos[-1]), image)
-            labels[photos[-1].name] = {"dice": [{"die": d.die, "value": d.value,
-                                                 "box": list(d.box)} for d in dice]}
+            labels[photos[-1].name] = {
+                "dice": [{"die": d.die, "value": d.value, "box": list(d.box)} for d in dice]
+            }
         (folder / "labels.json").write_text(json.dumps(labels))
         teach(folder / "profile", folder / "labels.json", photos)
         posed = [_posed(image, dice, rng) for image, dice in items]
@@ -219,26 +237,40 @@ def real(models: list[Path], breakdown: bool) -> None:
     calibration, items = real_photos()
     no_d4 = [(i, ls) for i, ls in items if ls and all(label.die != "d4" for label in ls)]
     names = ", ".join(m.name for m in models)
-    report(f"numerals-taught, kinds untaught by {names}",
-           *untaught(models, calibration, items), breakdown)
-    report(f"numerals-taught without the d4, untaught by {names}",
-           *untaught(models, calibration, no_d4), breakdown)
+    report(
+        f"numerals-taught, kinds untaught by {names}",
+        *untaught(models, calibration, items),
+        breakdown,
+    )
+    report(
+        f"numerals-taught without the d4, untaught by {names}",
+        *untaught(models, calibration, no_d4),
+        breakdown,
+    )
     seen = seen_kinds(models[0])
     if seen:
         mine = [(i, ls) for i, ls in no_d4 if all(x.die in seen for x in ls)]
-        report(f"numerals-taught, kinds {models[0].name} learned from (not a score)",
-               *run(mine, ReaderSettings(numeral_net=str(models[0])), calibration), breakdown)
+        report(
+            f"numerals-taught, kinds {models[0].name} learned from (not a score)",
+            *run(mine, ReaderSettings(numeral_net=str(models[0])), calibration),
+            breakdown,
+        )
 
 
 def main() -> None:
     """Run the benchmark and print Markdown rows."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["real", "synth", "speed", "teach", "teach-real"],
-                        default=None)
+    parser.add_argument(
+        "--only", choices=["real", "synth", "speed", "teach", "teach-real"], default=None
+    )
     parser.add_argument("--synth", type=int, default=300)
     parser.add_argument("--breakdown", action="store_true")
-    parser.add_argument("--model", type=Path, action="append",
-                        help="numeral net(s) for `real`; several: trained with --leave-out")
+    parser.add_argument(
+        "--model",
+        type=Path,
+        action="append",
+        help="numeral net(s) for `real`; several: trained with --leave-out",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     settings = ReaderSettings(numeral_net=str(args.model[0]) if args.model else None)
@@ -252,16 +284,21 @@ def main() -> None:
         print(plain.row("numerals-taught turned and relit, shipped reader"))
         print(taught.row("numerals-taught turned and relit, taught from its own photos"))
     if args.only in (None, "synth"):
-        report(f"synthetic, every kind ({args.synth})", *run(synthetic(args.synth), settings),
-               args.breakdown)
+        report(
+            f"synthetic, every kind ({args.synth})",
+            *run(synthetic(args.synth), settings),
+            args.breakdown,
+        )
     if args.only in (None, "speed"):
         print(f"median ms, 640x480 tray of every kind, one thread: {speed(settings):.1f}")
     if args.only in (None, "teach"):
         for kind in ("d20", "d12", "d10", "d8"):
             before, after, taught = teach_round(kind)
-            print(f"taught {kind} set, one render per face: {100 * after:.1f} % of 60 new "
-                  f"throws' dice right with the profile, {100 * before:.1f} % without; "
-                  f"median {taught:.1f} ms a tray with it")
+            print(
+                f"taught {kind} set, one render per face: {100 * after:.1f} % of 60 new "
+                f"throws' dice right with the profile, {100 * before:.1f} % without; "
+                f"median {taught:.1f} ms a tray with it"
+            )
 
 
 if __name__ == "__main__":

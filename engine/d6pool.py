@@ -17,7 +17,12 @@ RESULTS: tuple[Result, ...] = ("bad", "partial", "full")
 
 # The likelihood ladder of fortune rolls (section 3.8): 1d6 must reach the TN.
 LIKELIHOOD: dict[str, int] = {
-    "certain": 1, "likely": 2, "probable": 3, "even": 4, "unlikely": 5, "remote": 6,
+    "certain": 1,
+    "likely": 2,
+    "probable": 3,
+    "even": 4,
+    "unlikely": 5,
+    "remote": 6,
     "impossible": 7,
 }
 CLOCK_KINDS = ("progress", "danger")
@@ -60,16 +65,20 @@ def _chain_error(dice: int, faces: Sequence[int]) -> str | None:
     pending, unmatched, later = first // 2, first % 2, sixes - first
     for thrown in range(bonus):
         if pending == 0:
-            return (f"{len(faces)} dice for a pool of {dice}: its pairs of 6s call for "
-                    f"{thrown} bonus dice, not {bonus}")
+            return (
+                f"{len(faces)} dice for a pool of {dice}: its pairs of 6s call for "
+                f"{thrown} bonus dice, not {bonus}"
+            )
         pending -= 1
         if later:
             later, unmatched = later - 1, unmatched + 1
             if unmatched == 2:
                 pending, unmatched = pending + 1, 0
     if pending:
-        return (f"the pairs of 6s call for {bonus + pending} bonus dice but the tray shows "
-                f"{bonus}: throw the {pending} missing bonus dice")
+        return (
+            f"the pairs of 6s call for {bonus + pending} bonus dice but the tray shows "
+            f"{bonus}: throw the {pending} missing bonus dice"
+        )
     return None
 
 
@@ -99,11 +108,11 @@ def _read_traitor(faces: tuple[int, ...], rating: int, threshold: int) -> PoolRe
     """Traitor dice: one hit only if every die hits; they never explode."""
     dice = traitor_dice(rating)
     if len(faces) != dice:
-        raise RuleError(f"rating {rating} throws {dice} traitor dice but the tray shows "
-                        f"{len(faces)}")
+        raise RuleError(
+            f"rating {rating} throws {dice} traitor dice but the tray shows {len(faces)}"
+        )
     scored = all(f >= threshold for f in faces)
-    return PoolRead(rating, threshold, faces, int(scored),
-                    faces.count(6) if scored else 0, 0)
+    return PoolRead(rating, threshold, faces, int(scored), faces.count(6) if scored else 0, 0)
 
 
 def outcome(hits: int, difficulty: int) -> tuple[Result, int]:
@@ -118,8 +127,7 @@ def clock_ticks(result: Result, excess: int) -> int:
     return {"bad": 0, "partial": 1, "full": 1 + excess}[result]
 
 
-def contest(a: tuple[int, int], b: tuple[int, int]
-            ) -> tuple[Literal["a", "b"] | None, int, str]:
+def contest(a: tuple[int, int], b: tuple[int, int]) -> tuple[Literal["a", "b"] | None, int, str]:
     """Winner of a contest of (hits, 6s): more hits, then more 6s, else a draw; excess; why."""
     if a[0] != b[0]:
         winner: Literal["a", "b"] = "a" if a[0] > b[0] else "b"
@@ -137,8 +145,9 @@ def result_rank(result: Result, excess: int) -> tuple[int, int]:
 def fortune_target(likelihood: str, modifier: int = 0) -> int:
     """Target number on the likelihood ladder, shifted by the modifier (+1 → TN - 1)."""
     if likelihood not in LIKELIHOOD:
-        raise RuleError(f"unknown likelihood {likelihood!r}: expected one of "
-                        f"{', '.join(LIKELIHOOD)}")
+        raise RuleError(
+            f"unknown likelihood {likelihood!r}: expected one of {', '.join(LIKELIHOOD)}"
+        )
     if not isinstance(modifier, int) or isinstance(modifier, bool):
         raise RuleError(f"modifier must be a whole number, got {modifier!r}")
     return min(max(LIKELIHOOD[likelihood] - modifier, 1), 7)

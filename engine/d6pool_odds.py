@@ -91,8 +91,11 @@ def _walk_chain(dice: int, threshold: int) -> dict[int, Fraction]:
                 continue
             pair = unmatched == 1
             six = (pending if pair else pending - 1, 0 if pair else 1, hits + 1, bonus + 1)
-            for key, w in ((six, 1), ((pending - 1, unmatched, hits + 1, bonus + 1), plain),
-                           ((pending - 1, unmatched, hits, bonus + 1), miss)):
+            for key, w in (
+                (six, 1),
+                ((pending - 1, unmatched, hits + 1, bonus + 1), plain),
+                ((pending - 1, unmatched, hits, bonus + 1), miss),
+            ):
                 nxt[key] = nxt.get(key, 0) + ways * w
         states = nxt
     return dict(sorted(done.items()))
@@ -143,6 +146,4 @@ def pool_odds(rating: int, difficulty: int = 1, threshold: int = 3) -> PoolOdds:
         explosion = explosion_chance(rating, threshold)
     bad = sum((p for k, p in hits.items() if k < difficulty), Fraction(0))
     partial = hits.get(difficulty, Fraction(0))
-    return PoolOdds(rating, threshold, difficulty, hits, bad, partial,
-                    1 - bad - partial, explosion)
-
+    return PoolOdds(rating, threshold, difficulty, hits, bad, partial, 1 - bad - partial, explosion)

@@ -41,8 +41,9 @@ def settings_from(values: Mapping[str, JSONValue]) -> D6Settings:
         traitor_threshold=p.choice(values, "traitor_threshold", ("roll", "three"), "roll"),
         auction_bids=p.choice(values, "auction_bids", ("open", "raise"), "open"),
         momentum_spend=p.choice(values, "momentum_spend", ("success", "full"), "success"),
-        zero_resistance=p.choice(values, "zero_resistance", ("lowest-of-two", "cannot"),
-                                 "lowest-of-two"),
+        zero_resistance=p.choice(
+            values, "zero_resistance", ("lowest-of-two", "cannot"), "lowest-of-two"
+        ),
     )
 
 
@@ -95,8 +96,11 @@ def add_clock(table: D6Table, clock: Clock) -> D6Table:
 def remove_clock(table: D6Table, name: str) -> D6Table:
     """The table without the clock `name` (and without rivalries to it)."""
     table.clock(name)
-    kept = tuple(dataclasses.replace(c, rival=None) if c.rival == name else c
-                 for c in table.clocks if c.name != name)
+    kept = tuple(
+        dataclasses.replace(c, rival=None) if c.rival == name else c
+        for c in table.clocks
+        if c.name != name
+    )
     return dataclasses.replace(table, clocks=kept)
 
 
@@ -105,9 +109,13 @@ def apply_clock(table: D6Table, name: str, segments: int) -> tuple[D6Table, dict
     before = table.clock(name)
     after = before.tick(segments)
     clocks = tuple(after if c.name == name else c for c in table.clocks)
-    facts: dict[str, JSONValue] = {"clock": name, "ticked": after.filled - before.filled,
-                                   "filled": after.filled, "size": after.size,
-                                   "clock_full": after.full}
+    facts: dict[str, JSONValue] = {
+        "clock": name,
+        "ticked": after.filled - before.filled,
+        "filled": after.filled,
+        "size": after.size,
+        "clock_full": after.full,
+    }
     rivals = [c for c in clocks if name in (c.rival, after.rival) and c.name != name]
     if after.full and not before.full and rivals and not any(c.full for c in rivals):
         facts["won_race_against"] = [c.name for c in rivals]
@@ -124,9 +132,14 @@ def add_stress(table: D6Table, name: str, amount: int) -> tuple[D6Table, dict[st
     if overwhelmed:
         level, conditions = 0, conditions + 1
     marks = (*(s for s in table.stress if s.name != name), Stress(name, level, conditions))
-    facts: dict[str, JSONValue] = {"who": name, "stress_change": amount, "stress": level,
-                                   "overwhelmed": overwhelmed, "conditions": conditions,
-                                   "broken": conditions >= 4}
+    facts: dict[str, JSONValue] = {
+        "who": name,
+        "stress_change": amount,
+        "stress": level,
+        "overwhelmed": overwhelmed,
+        "conditions": conditions,
+        "broken": conditions >= 4,
+    }
     return dataclasses.replace(table, stress=tuple(sorted(marks, key=lambda s: s.name))), facts
 
 
@@ -153,11 +166,12 @@ def auction_roll(table: D6Table, name: str, hits: int, sixes: int) -> D6Table:
 def auction_bid(table: D6Table, name: str, bid: int) -> D6Table:
     """A participant's one and only bid, checked against the table's bid rule."""
     if len(table.auction) < 3:
-        raise RuleError(f"an auction needs three or more participants to roll first, "
-                        f"{len(table.auction)} have: for two, use a contest")
+        raise RuleError(
+            f"an auction needs three or more participants to roll first, "
+            f"{len(table.auction)} have: for two, use a contest"
+        )
     check_bid(table.auction, name, bid, table.settings.auction_bids)
-    bids = tuple(dataclasses.replace(b, bid=bid) if b.name == name else b
-                 for b in table.auction)
+    bids = tuple(dataclasses.replace(b, bid=bid) if b.name == name else b for b in table.auction)
     return dataclasses.replace(table, auction=bids, bidding=True)
 
 
@@ -165,10 +179,20 @@ def auction_reveal(table: D6Table) -> tuple[D6Table, dict[str, JSONValue]]:
     """Reveal hits, add bids, name the winner (or the drawn), and close the auction."""
     winners, why = auction_winners(table.auction)
     entries: list[JSONValue] = [
-        {"name": b.name, "hits": b.hits, "bid": b.bid, "total": b.hits + (b.bid or 0),
-         "one_bid": b.bid == 1, "won": b.name in winners}
+        {
+            "name": b.name,
+            "hits": b.hits,
+            "bid": b.bid,
+            "total": b.hits + (b.bid or 0),
+            "one_bid": b.bid == 1,
+            "won": b.name in winners,
+        }
         for b in table.auction
     ]
-    facts: dict[str, JSONValue] = {"entries": entries, "winners": list(winners),
-                                   "draw": len(winners) > 1, "why": why}
+    facts: dict[str, JSONValue] = {
+        "entries": entries,
+        "winners": list(winners),
+        "draw": len(winners) > 1,
+        "why": why,
+    }
     return dataclasses.replace(table, auction=(), bidding=False), facts

@@ -14,21 +14,41 @@ from typing import Literal
 from tidetower.engine.rules import RuleError
 
 Grade = Literal["CRITICAL", "CLEAN", "SOLID", "GLANCING", "DEFLECTED", "WHIFF", "BACKFIRE"]
-GRADES: tuple[Grade, ...] = ("CRITICAL", "CLEAN", "SOLID", "GLANCING", "DEFLECTED", "WHIFF",
-                             "BACKFIRE")
+GRADES: tuple[Grade, ...] = (
+    "CRITICAL",
+    "CLEAN",
+    "SOLID",
+    "GLANCING",
+    "DEFLECTED",
+    "WHIFF",
+    "BACKFIRE",
+)
 # The lowest margin of each grade, best first; BACKFIRE takes everything below.
 FLOORS: tuple[tuple[Grade, int], ...] = (
-    ("CRITICAL", 25), ("CLEAN", 12), ("SOLID", 0), ("GLANCING", -9), ("DEFLECTED", -19),
+    ("CRITICAL", 25),
+    ("CLEAN", 12),
+    ("SOLID", 0),
+    ("GLANCING", -9),
+    ("DEFLECTED", -19),
     ("WHIFF", -29),
 )
 DAMAGE: dict[Grade, Fraction] = {
-    "CRITICAL": Fraction(7, 5), "CLEAN": Fraction(23, 20), "SOLID": Fraction(1),
-    "GLANCING": Fraction(1, 2), "DEFLECTED": Fraction(1, 5), "WHIFF": Fraction(0),
+    "CRITICAL": Fraction(7, 5),
+    "CLEAN": Fraction(23, 20),
+    "SOLID": Fraction(1),
+    "GLANCING": Fraction(1, 2),
+    "DEFLECTED": Fraction(1, 5),
+    "WHIFF": Fraction(0),
     "BACKFIRE": Fraction(0),
 }
 # Side momentum per grade: a CRITICAL +3; BACKFIRE the biggest drop of all (ally falls -3).
 MOMENTUM: dict[Grade, int] = {
-    "CRITICAL": 3, "CLEAN": 2, "SOLID": 1, "GLANCING": 0, "DEFLECTED": -1, "WHIFF": -2,
+    "CRITICAL": 3,
+    "CLEAN": 2,
+    "SOLID": 1,
+    "GLANCING": 0,
+    "DEFLECTED": -1,
+    "WHIFF": -2,
     "BACKFIRE": -4,
 }
 KILL, ALLY_FALLS = 2, -3
@@ -74,8 +94,13 @@ def gap_modifier(gap: int) -> int:
 
 def gap_reading(gap: int) -> str:
     """What the fighter is told about a rank gap (points, positive = you are stronger)."""
-    bands = ((10, "Beneath you."), (3, "upper hand"), (-2, "even"), (-9, "outmatched"),
-             (-19, "Suicidal."))
+    bands = (
+        (10, "Beneath you."),
+        (3, "upper hand"),
+        (-2, "even"),
+        (-9, "outmatched"),
+        (-19, "Suicidal."),
+    )
     return next((text for floor, text in bands if gap >= floor), "cannot meaningfully harm")
 
 
@@ -92,13 +117,25 @@ def _lookup(table: dict[str, int], key: str, what: str) -> int:
     return table[key]
 
 
-def chance_parts(base: str, tactics: str = "standard", risk: str = "safe",
-                 target: str = "standard", gap: int = 0, momentum: int = 0, spent: int = 0
-                 ) -> dict[str, int]:
+def chance_parts(
+    base: str,
+    tactics: str = "standard",
+    risk: str = "safe",
+    target: str = "standard",
+    gap: int = 0,
+    momentum: int = 0,
+    spent: int = 0,
+) -> dict[str, int]:
     """Each term of the hit chance, by the seed's table (before any clamp)."""
-    return {"base": _lookup(BASE, base, "base"), "tactics": _lookup(TACTICS, tactics, "tactics"),
-            "risk": _lookup(RISK, risk, "risk"), "target": _lookup(TARGET, target, "target"),
-            "gap": gap_modifier(gap), "momentum": momentum, "exhaustion": exhaustion(spent)}
+    return {
+        "base": _lookup(BASE, base, "base"),
+        "tactics": _lookup(TACTICS, tactics, "tactics"),
+        "risk": _lookup(RISK, risk, "risk"),
+        "target": _lookup(TARGET, target, "target"),
+        "gap": gap_modifier(gap),
+        "momentum": momentum,
+        "exhaustion": exhaustion(spent),
+    }
 
 
 def check_chance(chance: int) -> int:
@@ -117,8 +154,9 @@ def grade_odds(chance: int) -> dict[Grade, Fraction]:
     return odds
 
 
-def defended(attack: Grade, attack_margin: int, defence_margin: int, covered_before: int,
-             penalty: int = 10) -> Grade:
+def defended(
+    attack: Grade, attack_margin: int, defence_margin: int, covered_before: int, penalty: int = 10
+) -> Grade:
     """An attack's grade after the defender's one roll this turn.
 
     The defence is `penalty` harder for each attack it already covered. A defence that

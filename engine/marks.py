@@ -33,8 +33,9 @@ class MarksRule:
         if self.kind not in ("threshold", "step"):
             raise ValueError(f"marks rule must be 'threshold' or 'step', got {self.kind!r}")
         if not 2 <= self.threshold <= 6:
-            raise ValueError(f"marks threshold must be 2..6 (a d6 must be able to score), "
-                             f"got {self.threshold}")
+            raise ValueError(
+                f"marks threshold must be 2..6 (a d6 must be able to score), got {self.threshold}"
+            )
         if not 2 <= self.step <= 6:
             raise ValueError(f"marks step must be 2..6, got {self.step}")
 

@@ -22,8 +22,16 @@ from tidetower.engine.rhythm import cast_lots, lands
 from tidetower.engine.rules import RuleError
 from tidetower.engine.tide import MARKS_PER_STEP, SIZES, Size
 
-__all__ = ["MarksOdds", "PoolOdds", "d100_odds", "defended_odds", "landing_chance",
-           "lot_chances", "marks_odds", "pool_odds"]
+__all__ = [
+    "MarksOdds",
+    "PoolOdds",
+    "d100_odds",
+    "defended_odds",
+    "landing_chance",
+    "lot_chances",
+    "marks_odds",
+    "pool_odds",
+]
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,14 @@ def _difference(a: dict[int, Fraction], b: dict[int, Fraction]) -> dict[int, Fra
     return dict(sorted(out.items()))
 
 
-def marks_odds(dice: int, tier: DieKind, vs: int = 0, vs_tier: DieKind | None = None,
-               size: str = "skirmish", rule: MarksRule | None = None) -> MarksOdds:
+def marks_odds(
+    dice: int,
+    tier: DieKind,
+    vs: int = 0,
+    vs_tier: DieKind | None = None,
+    size: str = "skirmish",
+    rule: MarksRule | None = None,
+) -> MarksOdds:
     """Odds of `dice` tier dice against a reply of `vs` dice (0: unopposed, margin = Marks)."""
     scale = _size(size)
     for name, count in (("dice", dice), ("vs", vs)):
@@ -81,8 +95,9 @@ def d100_odds(chance: int) -> dict[Grade, Fraction]:
     return grade_odds(chance)
 
 
-def defended_odds(chance: int, defence_margin: int, covered: int = 0, penalty: int = 10
-                  ) -> dict[Grade, Fraction]:
+def defended_odds(
+    chance: int, defence_margin: int, covered: int = 0, penalty: int = 10
+) -> dict[Grade, Fraction]:
     """Exact chance of each final grade of an attack that meets a defence rolled this turn."""
     odds: dict[Grade, Fraction] = dict.fromkeys(GRADES, Fraction(0))
     for roll in range(1, 101):
@@ -91,8 +106,12 @@ def defended_odds(chance: int, defence_margin: int, covered: int = 0, penalty: i
     return odds
 
 
-LOT_CASTERS = {"attacker": (True, False), "defender": (False, True), "both": (True, True),
-               "none": (False, False)}
+LOT_CASTERS = {
+    "attacker": (True, False),
+    "defender": (False, True),
+    "both": (True, True),
+    "none": (False, False),
+}
 _PAIRS = tuple(product(range(1, 7), repeat=2))
 
 
@@ -113,5 +132,4 @@ def lot_chances(casters: str) -> dict[int, Fraction]:
 
 def landing_chance(casters: str, accuracy: int | None) -> Fraction:
     """Exact chance an attack lands at `accuracy` (None: undefended) once the lots are cast."""
-    return sum((p for lot, p in lot_chances(casters).items() if lands(accuracy, lot)),
-               Fraction(0))
+    return sum((p for lot, p in lot_chances(casters).items() if lands(accuracy, lot)), Fraction(0))

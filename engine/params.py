@@ -18,8 +18,13 @@ def check_keys(values: Mapping[str, JSONValue], known: Collection[str], what: st
         raise RuleError(f"unknown {what} {', '.join(unknown)}: known are {listed}")
 
 
-def whole(values: Mapping[str, JSONValue], key: str, default: int | None = None,
-          minimum: int | None = None, maximum: int | None = None) -> int:
+def whole(
+    values: Mapping[str, JSONValue],
+    key: str,
+    default: int | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
+) -> int:
     """values[key] as a whole number within bounds, or `default` when absent."""
     value = values.get(key, default)
     if value is None:
@@ -33,8 +38,9 @@ def whole(values: Mapping[str, JSONValue], key: str, default: int | None = None,
     return value
 
 
-def optional_whole(values: Mapping[str, JSONValue], key: str, minimum: int | None = None
-                   ) -> int | None:
+def optional_whole(
+    values: Mapping[str, JSONValue], key: str, minimum: int | None = None
+) -> int | None:
     """values[key] as a whole number, or None when absent."""
     return None if values.get(key) is None else whole(values, key, minimum=minimum)
 

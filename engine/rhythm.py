@@ -77,12 +77,20 @@ def _check_order(scene: BattleRhythm, actor: str) -> None:
     mine = scene.mobility[actor]
     faster = [n for n in scene.declared if scene.mobility.get(n, mine) > mine]
     if faster:
-        raise RuleError(f"{actor} (Mobility {mine}) must declare before {faster[0]} "
-                        f"(Mobility {scene.mobility[faster[0]]}): lowest Mobility first")
+        raise RuleError(
+            f"{actor} (Mobility {mine}) must declare before {faster[0]} "
+            f"(Mobility {scene.mobility[faster[0]]}): lowest Mobility first"
+        )
 
 
-def declare(scene: BattleRhythm, actor: str, action: str, effort: int,
-            starts_at: int | None = None, alongside: bool = False) -> BattleRhythm:
+def declare(
+    scene: BattleRhythm,
+    actor: str,
+    action: str,
+    effort: int,
+    starts_at: int | None = None,
+    alongside: bool = False,
+) -> BattleRhythm:
     """Schedule an action `effort` Counts ahead; a new action abandons the actor's others
     unless it is declared `alongside` them. Before anything has resolved, an action may be
     declared as starting at a later Count (`starts_at` >= 1)."""
@@ -94,16 +102,17 @@ def declare(scene: BattleRhythm, actor: str, action: str, effort: int,
     start = scene.count
     if starts_at is not None:
         if scene.checkpoint is not None:
-            raise RuleError("starts_at is only for the beginning of a battle, before any "
-                            "action has resolved")
+            raise RuleError(
+                "starts_at is only for the beginning of a battle, before any action has resolved"
+            )
         if starts_at < max(scene.count, 1):
-            raise RuleError(f"starts_at must be a Count after 0 and not in the past, "
-                            f"got {starts_at}")
+            raise RuleError(
+                f"starts_at must be a Count after 0 and not in the past, got {starts_at}"
+            )
         start = starts_at
     kept = scene.pending if alongside else tuple(a for a in scene.pending if a.actor != actor)
     entry = Scheduled(actor, action or "action", effort, start + effort)
-    return dataclasses.replace(scene, pending=(*kept, entry),
-                               declared=(*scene.declared, actor))
+    return dataclasses.replace(scene, pending=(*kept, entry), declared=(*scene.declared, actor))
 
 
 def abandon(scene: BattleRhythm, actor: str, action: str | None = None) -> BattleRhythm:
@@ -127,8 +136,14 @@ def advance(scene: BattleRhythm, counts: int | None = None) -> BattleRhythm:
         return dataclasses.replace(scene, count=count, declared=(), resolved=())
     batch = tuple(a for a in scene.pending if a.due == count)
     pending = tuple(a for a in scene.pending if a.due != count)
-    return dataclasses.replace(scene, count=count, pending=pending, declared=(),
-                               resolved=batch, checkpoint=Checkpoint(count, pending))
+    return dataclasses.replace(
+        scene,
+        count=count,
+        pending=pending,
+        declared=(),
+        resolved=batch,
+        checkpoint=Checkpoint(count, pending),
+    )
 
 
 def rewind(scene: BattleRhythm) -> BattleRhythm:
@@ -155,7 +170,8 @@ def cast_lots(attacker: Sequence[int] | None, defender: Sequence[int] | None) ->
     """The lot of an attack from the attacker's side; when both are PCs, the two lots
     add up (a WEAL against a WEAL cancels) within CRIT..FUMBLE."""
     total = (lot(attacker) if attacker is not None else 0) - (
-        lot(defender) if defender is not None else 0)
+        lot(defender) if defender is not None else 0
+    )
     return max(-2, min(2, total))
 
 

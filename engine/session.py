@@ -42,8 +42,9 @@ class SessionState:
         return self.history[-1] if self.history else None
 
 
-def new_session(session_id: str, system: str = "tide",
-                settings: Mapping[str, JSONValue] | None = None) -> SessionState:
+def new_session(
+    session_id: str, system: str = "tide", settings: Mapping[str, JSONValue] | None = None
+) -> SessionState:
     """A session with a fresh tracker for `system`."""
     tracker = get_system(system).initial_state(settings or {})
     return SessionState(session_id=session_id, system=system, tracker=tracker)
@@ -57,20 +58,28 @@ def declare(state: SessionState, context: RollContext) -> SessionState:
     return dataclasses.replace(state, declared=context)
 
 
-def record_roll(state: SessionState, roll: Roll,
-                context: RollContext | None = None) -> tuple[SessionState, RollRecord]:
+def record_roll(
+    state: SessionState, roll: Roll, context: RollContext | None = None
+) -> tuple[SessionState, RollRecord]:
     """Resolve a roll under the declared context (or `context`) and add it to the history."""
     context = state.declared if context is None else context
     system = get_system(state.system)
     earlier = {r.id: r for r in state.history if r.system == state.system}
     tracker, outcome = system.resolve(state.tracker, context, roll, earlier)
     record = RollRecord(
-        id=f"{state.session_id}-{state.next_seq}", seq=state.next_seq, system=state.system,
+        id=f"{state.session_id}-{state.next_seq}",
+        seq=state.next_seq,
+        system=state.system,
         context=context,
-        roll=roll, outcome=outcome, state_before=dump_tracker(state.system, state.tracker),
+        roll=roll,
+        outcome=outcome,
+        state_before=dump_tracker(state.system, state.tracker),
     )
     return dataclasses.replace(
-        state, tracker=tracker, declared=RollContext(), history=(*state.history, record),
+        state,
+        tracker=tracker,
+        declared=RollContext(),
+        history=(*state.history, record),
         next_seq=state.next_seq + 1,
     ), record
 
@@ -81,11 +90,16 @@ def undo(state: SessionState) -> tuple[SessionState, RollRecord]:
     if last is None:
         raise RuleError("nothing to undo: no roll has been recorded")
     if last.system != state.system:
-        raise RuleError(f"the last roll was made under {last.system!r} but the table now plays "
-                        f"{state.system!r}: switch back to undo it")
+        raise RuleError(
+            f"the last roll was made under {last.system!r} but the table now plays "
+            f"{state.system!r}: switch back to undo it"
+        )
     tracker = load_tracker(state.system, last.state_before)
     return dataclasses.replace(
-        state, tracker=tracker, declared=last.context, history=state.history[:-1],
+        state,
+        tracker=tracker,
+        declared=last.context,
+        history=state.history[:-1],
     ), last
 
 
@@ -95,8 +109,9 @@ def reset_tracker(state: SessionState, settings: Mapping[str, JSONValue]) -> Ses
     return dataclasses.replace(state, tracker=tracker, declared=RollContext())
 
 
-def switch_system(state: SessionState, system: str,
-                  settings: Mapping[str, JSONValue] | None = None) -> SessionState:
+def switch_system(
+    state: SessionState, system: str, settings: Mapping[str, JSONValue] | None = None
+) -> SessionState:
     """Change the table's rule system; its tracker starts fresh, the history is kept."""
     tracker = get_system(system).initial_state(settings or {})
     return dataclasses.replace(state, system=system, tracker=tracker, declared=RollContext())

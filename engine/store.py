@@ -76,41 +76,55 @@ class SessionStore:
         if row is None:
             return None
         if row[0] != SCHEMA_VERSION:
-            raise StoreError(f"{self.path} holds schema {row[0]}, this tower reads "
-                             f"{SCHEMA_VERSION}")
+            raise StoreError(
+                f"{self.path} holds schema {row[0]}, this tower reads {SCHEMA_VERSION}"
+            )
         body = json.loads(row[1])
         rows = self._db.execute("SELECT body FROM rolls ORDER BY seq").fetchall()
         history = tuple(load(RollRecord, json.loads(r[0])) for r in rows)
         return SessionState(
-            session_id=body["session_id"], system=body["system"],
+            session_id=body["session_id"],
+            system=body["system"],
             tracker=load_tracker(body["system"], body["tracker"]),
-            declared=load(RollContext, body["declared"]), history=history,
+            declared=load(RollContext, body["declared"]),
+            history=history,
             next_seq=body["next_seq"],
         )
 
     def save(self, state: SessionState, events: Sequence[OutboxEvent] = ()) -> None:
         """Write `state` and its events in one transaction; only changed rolls are written."""
-        body = {"session_id": state.session_id, "system": state.system,
-                "tracker": dump_tracker(state.system, state.tracker),
-                "declared": dump(state.declared), "next_seq": state.next_seq}
+        body = {
+            "session_id": state.session_id,
+            "system": state.system,
+            "tracker": dump_tracker(state.system, state.tracker),
+            "declared": dump(state.declared),
+            "next_seq": state.next_seq,
+        }
         seqs = {r.seq for r in state.history}
         added = [r for r in state.history if r.seq not in self._saved_seqs]
         removed = self._saved_seqs - seqs
         with self._transaction() as db:
-            db.execute("INSERT OR REPLACE INTO session VALUES (1, ?, ?)",
-                       (SCHEMA_VERSION, json.dumps(body)))
+            db.execute(
+                "INSERT OR REPLACE INTO session VALUES (1, ?, ?)",
+                (SCHEMA_VERSION, json.dumps(body)),
+            )
             db.executemany("DELETE FROM rolls WHERE seq = ?", [(s,) for s in removed])
-            db.executemany("INSERT INTO rolls VALUES (?, ?, ?)",
-                           [(r.seq, r.id, json.dumps(dump(r))) for r in added])
-            db.executemany("INSERT INTO outbox (kind, body) VALUES (?, ?)",
-                           [(e.kind, json.dumps(e.body)) for e in events])
+            db.executemany(
+                "INSERT INTO rolls VALUES (?, ?, ?)",
+                [(r.seq, r.id, json.dumps(dump(r))) for r in added],
+            )
+            db.executemany(
+                "INSERT INTO outbox (kind, body) VALUES (?, ?)",
+                [(e.kind, json.dumps(e.body)) for e in events],
+            )
         self._saved_seqs = seqs
 
     def pending(self, limit: int = 100) -> list[OutboxEvent]:
         """Undelivered events, oldest first."""
         with self._lock:
-            rows = self._db.execute("SELECT seq, kind, body FROM outbox ORDER BY seq LIMIT ?",
-                                    (limit,)).fetchall()
+            rows = self._db.execute(
+                "SELECT seq, kind, body FROM outbox ORDER BY seq LIMIT ?", (limit,)
+            ).fetchall()
         return [OutboxEvent(kind, json.loads(body), seq) for seq, kind, body in rows]
 
     def delivered(self, seq: int) -> None:
@@ -143,9 +157,10 @@ def _claim(path: Path) -> IO[str]:
         owner.seek(0)
         holder = owner.read().strip() or "another process"
         owner.close()
-        raise StoreError(f"session store {path} is in use by {holder}: one tower (or "
-                         "`tidetower session`) at a time; send commands over MQTT instead"
-                         ) from None
+        raise StoreError(
+            f"session store {path} is in use by {holder}: one tower (or "
+            "`tidetower session`) at a time; send commands over MQTT instead"
+        ) from None
     owner.truncate(0)
     owner.write(f"tidetower pid {os.getpid()}")
     owner.flush()

@@ -22,8 +22,12 @@ from tidetower.engine.store import OutboxEvent, SessionStore
 class Table:
     """One table's session, persisted on every change; resumes where it stopped."""
 
-    def __init__(self, store_path: str | Path, system: str = "tide",
-                 settings: Mapping[str, JSONValue] | None = None) -> None:
+    def __init__(
+        self,
+        store_path: str | Path,
+        system: str = "tide",
+        settings: Mapping[str, JSONValue] | None = None,
+    ) -> None:
         self.store = SessionStore(store_path)
         loaded = self.store.load()
         if loaded is None:
@@ -35,12 +39,19 @@ class Table:
         # Called after every saved change, e.g. to wake the MQTT publisher.
         self.listeners: list[Callable[[OutboxEvent], None]] = []
 
-    def _commit(self, state: SessionState, kind: str = "state",
-                record: RollRecord | None = None,
-                reading: Sequence[Mapping[str, JSONValue]] | None = None) -> SessionState:
+    def _commit(
+        self,
+        state: SessionState,
+        kind: str = "state",
+        record: RollRecord | None = None,
+        reading: Sequence[Mapping[str, JSONValue]] | None = None,
+    ) -> SessionState:
         """Save `state` with an outbox event of `kind`, make it current, tell the listeners."""
-        body: dict[str, JSONValue] = {"system": state.system, "bar": dump(state.bar()),
-                                      "declared": dump(state.declared)}
+        body: dict[str, JSONValue] = {
+            "system": state.system,
+            "bar": dump(state.bar()),
+            "declared": dump(state.declared),
+        }
         if record is not None:
             body["record"] = dump(record)
         if reading is not None:  # the camera's view of each die, announced with the result
@@ -57,8 +68,12 @@ class Table:
         with self.lock:
             self._commit(pure.declare(self.state, context))
 
-    def record(self, roll: Roll, context: RollContext | None = None,
-               reading: Sequence[Mapping[str, JSONValue]] | None = None) -> RollRecord:
+    def record(
+        self,
+        roll: Roll,
+        context: RollContext | None = None,
+        reading: Sequence[Mapping[str, JSONValue]] | None = None,
+    ) -> RollRecord:
         """Resolve and keep a roll (with the camera's reading of it, if any); returns it."""
         with self.lock:
             state, record = pure.record_roll(self.state, roll, context)
@@ -77,8 +92,7 @@ class Table:
         with self.lock:
             self._commit(pure.reset_tracker(self.state, settings))
 
-    def switch_system(self, system: str,
-                      settings: Mapping[str, JSONValue] | None = None) -> None:
+    def switch_system(self, system: str, settings: Mapping[str, JSONValue] | None = None) -> None:
         """Change the rule system the table plays."""
         with self.lock:
             self._commit(pure.switch_system(self.state, system, settings))

@@ -14,7 +14,9 @@ SIZES: tuple[Size, ...] = get_args(Size)
 FOOTINGS: tuple[Footing, ...] = get_args(Footing)
 MARKS_PER_STEP: dict[Size, int] = {"small-skirmish": 1, "skirmish": 2, "battle": 3}
 SIZE_NAMES: dict[Size, str] = {
-    "small-skirmish": "Small skirmish", "skirmish": "Skirmish", "battle": "Battle",
+    "small-skirmish": "Small skirmish",
+    "skirmish": "Skirmish",
+    "battle": "Battle",
 }
 OMEN_DIE_SIDES = 20
 
@@ -59,8 +61,10 @@ class TideTrack:
             if not isinstance(weight, int) or isinstance(weight, bool) or weight < 1:
                 raise RuleError(f"{name} must be a whole number of at least 1, got {weight!r}")
         if self.weight_b == 1:
-            raise RuleError("weight_b must be at least 2: with weight_b = 1 the marker would "
-                            "start on side B's collapse (start = weight_a = track length)")
+            raise RuleError(
+                "weight_b must be at least 2: with weight_b = 1 the marker would "
+                "start on side B's collapse (start = weight_a = track length)"
+            )
         _check_choice(self.size, SIZES, "size")
         _check_choice(self.footing, FOOTINGS, "footing")
         if self.position is None:
@@ -142,8 +146,10 @@ class TideTrack:
         steps = self.steps_for(margin)
         if winner is not None and steps:
             loser = other_side(winner)
-            cause = (f"margin {margin} ÷ {self.marks_per_step} = {steps} "
-                     f"step{'s' if steps > 1 else ''} toward {loser.upper()}'s collapse")
+            cause = (
+                f"margin {margin} ÷ {self.marks_per_step} = {steps} "
+                f"step{'s' if steps > 1 else ''} toward {loser.upper()}'s collapse"
+            )
             motion = self.move(steps if winner == "a" else -steps, cause)
             motions += [motion] if motion else []
         if omen is not None:

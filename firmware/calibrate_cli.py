@@ -42,11 +42,19 @@ def _exposure(camera: FrameSource) -> dict[str, Any]:
 
 
 @click.command("calibrate")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False,
-              path_type=Path), help="The tower's TOML config (camera and calibration folder).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The tower's TOML config (camera and calibration folder).",
+)
 @click.option("--sim", is_flag=True, help="Calibrate the simulated camera.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Calibration folder (default: camera.calibration from the config).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Calibration folder (default: camera.calibration from the config).",
+)
 @click.option("--frames", default=9, show_default=True, help="Frames to take the median of.")
 def calibrate_command(config_path: Path | None, sim: bool, out: Path | None, frames: int) -> None:
     """Capture the empty tray, find the tray region, store both with the exposure used."""

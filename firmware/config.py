@@ -122,5 +122,6 @@ def load_config(path: str | Path) -> TowerConfig:
     try:
         return TowerConfig.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(f"{path} has {error.error_count()} problem(s):\n"
-                          + describe_errors(error)) from None
+        raise ConfigError(
+            f"{path} has {error.error_count()} problem(s):\n" + describe_errors(error)
+        ) from None

@@ -48,8 +48,9 @@ class Corrections:
     def __len__(self) -> int:
         return len(self.labels())
 
-    def keep_correction(self, roll_id: str, frame: np.ndarray, read: Reading,
-                        final: Reading) -> None:
+    def keep_correction(
+        self, roll_id: str, frame: np.ndarray, read: Reading, final: Reading
+    ) -> None:
         """Keep a frame and the faces the GM settled (`final`) beside what the camera read."""
         if self.keep == 0:
             return
@@ -72,8 +73,9 @@ class Corrections:
             (self.folder / name).unlink(missing_ok=True)
             del labels[name]
         if dropped:
-            log.info("corrections: dropped the %d oldest, keeping the last %d",
-                     len(dropped), self.keep)
+            log.info(
+                "corrections: dropped the %d oldest, keeping the last %d", len(dropped), self.keep
+            )
         return labels
 
     def _save(self, labels: dict[str, Any]) -> None:

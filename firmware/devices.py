@@ -28,14 +28,14 @@ class TowerState(StrEnum):
 RGB = tuple[float, float, float]
 # state -> (colour, blink on/off seconds or None for steady); see docs/firmware.md
 STATUS_PATTERNS: dict[TowerState, tuple[RGB, tuple[float, float] | None]] = {
-    TowerState.IDLE: ((0.0, 0.0, 0.15), None),              # dim blue
-    TowerState.ROLLING: ((1.0, 0.8, 0.0), (0.1, 0.1)),       # yellow, fast blink
-    TowerState.SETTLING: ((1.0, 0.8, 0.0), None),            # yellow
-    TowerState.READING: ((1.0, 1.0, 1.0), None),             # white
-    TowerState.RESULT: ((0.0, 1.0, 0.0), None),              # green
-    TowerState.WAITING_FOR_CLEAR: ((0.0, 0.3, 0.0), None),   # dim green
+    TowerState.IDLE: ((0.0, 0.0, 0.15), None),  # dim blue
+    TowerState.ROLLING: ((1.0, 0.8, 0.0), (0.1, 0.1)),  # yellow, fast blink
+    TowerState.SETTLING: ((1.0, 0.8, 0.0), None),  # yellow
+    TowerState.READING: ((1.0, 1.0, 1.0), None),  # white
+    TowerState.RESULT: ((0.0, 1.0, 0.0), None),  # green
+    TowerState.WAITING_FOR_CLEAR: ((0.0, 0.3, 0.0), None),  # dim green
     TowerState.NEEDS_ATTENTION: ((1.0, 0.4, 0.0), (0.5, 0.5)),  # amber, slow blink
-    TowerState.ERROR: ((1.0, 0.0, 0.0), (0.1, 0.1)),         # red, fast blink
+    TowerState.ERROR: ((1.0, 0.0, 0.0), (0.1, 0.1)),  # red, fast blink
 }
 
 
@@ -71,12 +71,13 @@ class TowerDevices:
         if pins.drop_sensor is not None:
             # A break-beam receiver pulls its output low while the beam is broken.
             self.drop_sensor = DigitalInputDevice(
-                pins.drop_sensor, pull_up=pins.drop_sensor_pull_up, pin_factory=pin_factory)
+                pins.drop_sensor, pull_up=pins.drop_sensor_pull_up, pin_factory=pin_factory
+            )
         self.tray_light = _optional(PWMLED, pins.tray_light, pin_factory)
         self.status: StatusLight | None = None
-        if None not in (pins.status_red, pins.status_green, pins.status_blue):
-            self.status = StatusLight(pins.status_red, pins.status_green,  # type: ignore[arg-type]
-                                      pins.status_blue, pin_factory)  # type: ignore[arg-type]
+        red, green, blue = pins.status_red, pins.status_green, pins.status_blue
+        if red is not None and green is not None and blue is not None:
+            self.status = StatusLight(red, green, blue, pin_factory)
         self.buttons: dict[str, Button] = {}
         for name in BUTTONS:
             pin = getattr(pins, f"button_{name}")
@@ -109,8 +110,13 @@ class TowerDevices:
 
     def close(self) -> None:
         """Release every pin."""
-        parts: list[Any] = [self.drop_sensor, self.tray_light, self.status, self.servo,
-                            *self.buttons.values()]
+        parts: list[Any] = [
+            self.drop_sensor,
+            self.tray_light,
+            self.status,
+            self.servo,
+            *self.buttons.values(),
+        ]
         for part in parts:
             if part is not None:
                 part.close()

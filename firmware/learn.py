@@ -41,8 +41,12 @@ def split(names: list[str]) -> tuple[list[str], list[str]]:
     return [n for n in names if n not in check], check
 
 
-def learn_from_corrections(corrections: Corrections, profile: Path, settings: ReaderSettings,
-                           calibration: Calibration | None = None) -> Learned:
+def learn_from_corrections(
+    corrections: Corrections,
+    profile: Path,
+    settings: ReaderSettings,
+    calibration: Calibration | None = None,
+) -> Learned:
     """Teach a candidate profile from the corrections; adopt it if it reads the set-aside
     ones at least as well as the current reader, keeping the old one as PROFILE.previous."""
     labels = corrections.labels()
@@ -54,20 +58,31 @@ def learn_from_corrections(corrections: Corrections, profile: Path, settings: Re
         candidate = Path(tmp) / "profile"
         if current is not None:
             shutil.copytree(profile, candidate)
-        teach(candidate, corrections.labels_path,
-              [corrections.folder / n for n in teach_names], {}, settings)
-        before = _share_right(corrections, check_names, replace(settings, profile=current),
-                              calibration)
-        after = _share_right(corrections, check_names,
-                             replace(settings, profile=str(candidate)), calibration)
+        teach(
+            candidate,
+            corrections.labels_path,
+            [corrections.folder / n for n in teach_names],
+            {},
+            settings,
+        )
+        before = _share_right(
+            corrections, check_names, replace(settings, profile=current), calibration
+        )
+        after = _share_right(
+            corrections, check_names, replace(settings, profile=str(candidate)), calibration
+        )
         adopted = after >= before
         if adopted:
             _swap_in(candidate, profile)
     return Learned(len(teach_names), len(check_names), before, after, adopted)
 
 
-def _share_right(corrections: Corrections, names: list[str], settings: ReaderSettings,
-                 calibration: Calibration | None) -> float:
+def _share_right(
+    corrections: Corrections,
+    names: list[str],
+    settings: ReaderSettings,
+    calibration: Calibration | None,
+) -> float:
     """Return the share of the named examples' dice the reader gets right."""
     raw = corrections.labels()
     right = dice = 0
@@ -76,8 +91,10 @@ def _share_right(corrections: Corrections, names: list[str], settings: ReaderSet
             image = load_image(corrections.folder / name)
         except ImageError as error:
             raise TeachError(str(error)) from None
-        truth = tuple(Label(value, box or (0.0, 0.0, 1.0, 1.0), kind)
-                      for kind, value, box in parse_labels(raw, name))
+        truth = tuple(
+            Label(value, box or (0.0, 0.0, 1.0, 1.0), kind)
+            for kind, value, box in parse_labels(raw, name)
+        )
         result = score(read_dice(image, calibration, settings), truth)
         right, dice = right + result.right, dice + result.labelled
     return right / max(dice, 1)

@@ -24,8 +24,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _json_option(command: F) -> F:
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print JSON (probabilities as floats) instead of a table.")(command)
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Print JSON (probabilities as floats) instead of a table.",
+    )(command)
 
 
 def _engine_errors(run: Callable[[], None]) -> None:
@@ -56,71 +60,151 @@ def odds_group() -> None:
 
 
 @odds_group.command("pool")
-@click.option("--dice", "-n", type=int, required=True,
-              help="Net dice of the action roll; 0 or less throws 2 - N traitor dice.")
-@click.option("--difficulty", "-d", type=int, default=1, show_default=True,
-              help="Hits needed for a partial success (at least 1).")
-@click.option("--threshold", type=click.Choice(["3", "4"]), default="3", show_default=True,
-              help="Lowest face that hits: 3 for skill rolls, 4 for Strike/Defend.")
+@click.option(
+    "--dice",
+    "-n",
+    type=int,
+    required=True,
+    help="Net dice of the action roll; 0 or less throws 2 - N traitor dice.",
+)
+@click.option(
+    "--difficulty",
+    "-d",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Hits needed for a partial success (at least 1).",
+)
+@click.option(
+    "--threshold",
+    type=click.Choice(["3", "4"]),
+    default="3",
+    show_default=True,
+    help="Lowest face that hits: 3 for skill rolls, 4 for Strike/Defend.",
+)
 @_json_option
 def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> None:
     """d6-pool action roll (seed 002): bad / partial / full, explosions, hits."""
+
     def run() -> None:
         odds = pool_odds(dice, difficulty, int(threshold))
-        data = {"dice": dice, "difficulty": difficulty, "threshold": int(threshold),
-                "traitor": odds.traitor, "bad": float(odds.bad),
-                "partial": float(odds.partial), "full": float(odds.full),
-                "explosion": float(odds.explosion), "hits": _floats(odds.hits),
-                "exact": True, "truncated": 0.0}
+        data = {
+            "dice": dice,
+            "difficulty": difficulty,
+            "threshold": int(threshold),
+            "traitor": odds.traitor,
+            "bad": float(odds.bad),
+            "partial": float(odds.partial),
+            "full": float(odds.full),
+            "explosion": float(odds.explosion),
+            "hits": _floats(odds.hits),
+            "exact": True,
+            "truncated": 0.0,
+        }
         if as_json:
             click.echo(json.dumps(data))
             return
         kind = f"{2 - dice} traitor dice" if odds.traitor else f"{dice} dice"
-        click.echo(f"d6 pool: {kind}, hits on {threshold}+, difficulty {difficulty} "
-                   "(exact: every exploding chain counted, nothing truncated)")
-        _table("outcome", {"bad": odds.bad, "partial": odds.partial, "full": odds.full,
-                           "explosion": odds.explosion})
+        click.echo(
+            f"d6 pool: {kind}, hits on {threshold}+, difficulty {difficulty} "
+            "(exact: every exploding chain counted, nothing truncated)"
+        )
+        _table(
+            "outcome",
+            {
+                "bad": odds.bad,
+                "partial": odds.partial,
+                "full": odds.full,
+                "explosion": odds.explosion,
+            },
+        )
         _table("hits", odds.hits)
+
     _engine_errors(run)
 
 
 @odds_group.command("marks")
 @click.option("--dice", "-n", type=int, required=True, help="Tier dice in the pool.")
-@click.option("--tier", type=click.Choice(["d6", "d8", "d12"]), required=True,
-              help="The pool's tier die.")
-@click.option("--vs", type=int, default=0, show_default=True,
-              help="Dice of the reply (0: unopposed, the margin is the Marks).")
-@click.option("--vs-tier", type=click.Choice(["d6", "d8", "d12"]), default=None,
-              help="The reply's tier die (default: --tier).")
-@click.option("--size", type=click.Choice(SIZES), default="skirmish", show_default=True,
-              help="Skirmish size: Marks of margin per Tide step.")
-@click.option("--marks-rule", type=click.Choice(["threshold", "step"]), default="threshold",
-              show_default=True, help="How a face becomes Marks (docs/engine.md).")
+@click.option(
+    "--tier", type=click.Choice(["d6", "d8", "d12"]), required=True, help="The pool's tier die."
+)
+@click.option(
+    "--vs",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Dice of the reply (0: unopposed, the margin is the Marks).",
+)
+@click.option(
+    "--vs-tier",
+    type=click.Choice(["d6", "d8", "d12"]),
+    default=None,
+    help="The reply's tier die (default: --tier).",
+)
+@click.option(
+    "--size",
+    type=click.Choice(SIZES),
+    default="skirmish",
+    show_default=True,
+    help="Skirmish size: Marks of margin per Tide step.",
+)
+@click.option(
+    "--marks-rule",
+    type=click.Choice(["threshold", "step"]),
+    default="threshold",
+    show_default=True,
+    help="How a face becomes Marks (docs/engine.md).",
+)
 @click.option("--marks-threshold", type=int, default=5, show_default=True)
 @click.option("--marks-step", type=int, default=4, show_default=True)
 @_json_option
-def marks_command(dice: int, tier: str, vs: int, vs_tier: str | None, size: str,
-                  marks_rule: str, marks_threshold: int, marks_step: int,
-                  as_json: bool) -> None:
+def marks_command(
+    dice: int,
+    tier: str,
+    vs: int,
+    vs_tier: str | None,
+    size: str,
+    marks_rule: str,
+    marks_threshold: int,
+    marks_step: int,
+    as_json: bool,
+) -> None:
     """Tide Marks pool (seed 000): Marks, margin against a reply, Tide steps."""
+
     def run() -> None:
         try:
-            rule = (MarksRule("step", marks_threshold, marks_step) if marks_rule == "step"
-                    else MarksRule("threshold", marks_threshold, marks_step))
+            rule = (
+                MarksRule("step", marks_threshold, marks_step)
+                if marks_rule == "step"
+                else MarksRule("threshold", marks_threshold, marks_step)
+            )
         except ValueError as error:
             raise RuleError(str(error)) from None
-        odds = marks_odds(dice, DieKind.parse(tier), vs,
-                          DieKind.parse(vs_tier) if vs_tier else None, size, rule)
+        odds = marks_odds(
+            dice, DieKind.parse(tier), vs, DieKind.parse(vs_tier) if vs_tier else None, size, rule
+        )
         if as_json:
-            click.echo(json.dumps({
-                "dice": dice, "tier": tier, "vs": vs, "vs_tier": vs_tier or tier,
-                "size": size, "marks": _floats(odds.marks), "margin": _floats(odds.margin),
-                "steps": _floats(odds.steps), "exact": True}))
+            click.echo(
+                json.dumps(
+                    {
+                        "dice": dice,
+                        "tier": tier,
+                        "vs": vs,
+                        "vs_tier": vs_tier or tier,
+                        "size": size,
+                        "marks": _floats(odds.marks),
+                        "margin": _floats(odds.margin),
+                        "steps": _floats(odds.steps),
+                        "exact": True,
+                    }
+                )
+            )
             return
         click.echo(f"Marks: {dice}{tier} vs {vs}{vs_tier or tier}, {size} (exact)")
         _table("marks", odds.marks)
         _table("margin (+ for the roller)", odds.margin)
         _table("Tide steps (+ toward the roller)", odds.steps)
+
     _engine_errors(run)
 
 
@@ -129,6 +213,7 @@ def marks_command(dice: int, tier: str, vs: int, vs_tier: str | None, size: str,
 @_json_option
 def d100_command(chance: int, as_json: bool) -> None:
     """Graded d100 (seed 004): the chance of each grade, rolled under the hit chance."""
+
     def run() -> None:
         odds = d100_odds(chance)
         if as_json:
@@ -137,4 +222,5 @@ def d100_command(chance: int, as_json: bool) -> None:
         click.echo(f"d100 under {chance}% (exact)")
         for name, value in odds.items():
             click.echo(f"  {name:>10}  x{float(DAMAGE[name]):<5g} {_pct(value)}")
+
     _engine_errors(run)

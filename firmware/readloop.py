@@ -62,11 +62,18 @@ class Attention:
 class ReadLoop:
     """Drives one tower: call `step()` per frame, or `run()` until stopped."""
 
-    def __init__(self, source: FrameSource, table: Table, reader: Reader,
-                 devices: TowerDevices, watch: SettleWatch, timing: LoopTiming | None = None,
-                 snapshots: Snapshots | None = None,
-                 clock: Callable[[], float] | None = None,
-                 corrections: Corrections | None = None) -> None:
+    def __init__(
+        self,
+        source: FrameSource,
+        table: Table,
+        reader: Reader,
+        devices: TowerDevices,
+        watch: SettleWatch,
+        timing: LoopTiming | None = None,
+        snapshots: Snapshots | None = None,
+        clock: Callable[[], float] | None = None,
+        corrections: Corrections | None = None,
+    ) -> None:
         self.source, self.table, self.reader, self.devices = source, table, reader, devices
         self.watch, self.snapshots, self.corrections = watch, snapshots, corrections
         self.timing = timing or LoopTiming()
@@ -143,8 +150,9 @@ class ReadLoop:
             raise RuleError("no reading is waiting for a die to be entered")
         reading = self.attention.reading
         if not 0 <= index < len(reading.unreadable):
-            raise RuleError(f"unreadable die {index} does not exist: "
-                            f"there are {len(reading.unreadable)}")
+            raise RuleError(
+                f"unreadable die {index} does not exist: there are {len(reading.unreadable)}"
+            )
         value = entered_face(die, value)  # refuse an impossible face before changing anything
         entered = DieRead(die, value, reading.unreadable[index].box, 1.0)
         rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
@@ -247,8 +255,9 @@ class ReadLoop:
         if self._blocked_since is None:
             return False
         if self.clock() - self._blocked_since > self.timing.sensor_timeout_s:
-            self._needs_attention("blocked", "the drop sensor stays blocked: "
-                                  "is a die stuck in the tower?")
+            self._needs_attention(
+                "blocked", "the drop sensor stays blocked: is a die stuck in the tower?"
+            )
         return True
 
     def _enter(self, state: TowerState) -> None:
@@ -311,9 +320,12 @@ class ReadLoop:
         if not reading.dice and not reading.unreadable:
             self._enter(TowerState.IDLE)
         elif reading.unreadable:
-            self._needs_attention("unreadable", f"{len(reading.unreadable)} die(s) could not "
-                                  "be read: " + "; ".join(u.reason for u in reading.unreadable),
-                                  reading)
+            self._needs_attention(
+                "unreadable",
+                f"{len(reading.unreadable)} die(s) could not "
+                "be read: " + "; ".join(u.reason for u in reading.unreadable),
+                reading,
+            )
         else:
             self._record(reading)
 
@@ -343,8 +355,12 @@ class ReadLoop:
         self._recorded = record.id
         return record
 
-    def _needs_attention(self, kind: Literal["unreadable", "blocked", "unsettled", "refused"],
-                         reason: str, reading: Reading | None = None) -> None:
+    def _needs_attention(
+        self,
+        kind: Literal["unreadable", "blocked", "unsettled", "refused"],
+        reason: str,
+        reading: Reading | None = None,
+    ) -> None:
         self.attention = Attention(kind, reason, reading, self._frame)
         self._enter(TowerState.NEEDS_ATTENTION)
 
@@ -389,4 +405,3 @@ HANDLERS: dict[TowerState, Callable[[ReadLoop, np.ndarray, bool], None]] = {
     TowerState.NEEDS_ATTENTION: ReadLoop._attention,
     TowerState.ERROR: ReadLoop._error,
 }
-

@@ -40,7 +40,9 @@ STATE_LINES = {
 def roll_line(record: RollRecord, reading: Reading, tower: Tower) -> dict[str, Any]:
     """One roll as a JSON-ready line: dice read, outcome, and the bar after it."""
     line: dict[str, Any] = {
-        "roll": record.id, "seq": record.seq, "system": record.system,
+        "roll": record.id,
+        "seq": record.seq,
+        "system": record.system,
         "dice": [d.to_dict() for d in reading.dice],
         "outcome": dump(record.outcome),
         "tide": dump(tower.table.bar()),
@@ -73,13 +75,16 @@ def _print_state(state: TowerState, tower: Tower, as_json: bool, shown: list[str
         click.echo(f"  error: {tower.loop.error}")
 
 
-def _load(config_path: Path | None, sim: bool, store: Path | None, system: str | None
-          ) -> TowerConfig:
+def _load(
+    config_path: Path | None, sim: bool, store: Path | None, system: str | None
+) -> TowerConfig:
     if config_path is None and not sim:
         raise click.UsageError("give --config PATH for a real tower, or --sim to simulate one")
     if system is not None and system not in system_names():
-        raise click.BadParameter(f"unknown rule system {system!r}: known are "
-                                 f"{', '.join(system_names())}", param_hint="--system")
+        raise click.BadParameter(
+            f"unknown rule system {system!r}: known are {', '.join(system_names())}",
+            param_hint="--system",
+        )
     try:
         config = load_config(config_path) if config_path else sim_config(store, system or "tide")
     except ConfigError as error:
@@ -115,7 +120,8 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         yield
         return
     tower.loop.before_record.append(
-        lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice]))
+        lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice])
+    )
     publisher.follow_loop(tower.loop)  # the tower's state and anything it needs the GM for
     try:
         yield
@@ -137,26 +143,52 @@ def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
 
 
 @click.command("run")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False,
-              path_type=Path), help="The tower's TOML config.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The tower's TOML config.",
+)
 @click.option("--sim", is_flag=True, help="Simulate sensor, camera and dice: no hardware.")
 @click.option("--validate-config", is_flag=True, help="Check the config, print it, and exit.")
 @click.option("--rolls", type=click.IntRange(min=1), help="Stop after this many rolls.")
 @click.option("--json", "as_json", is_flag=True, help="Print each roll as one JSON line.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the simulation, to repeat it.")
-@click.option("--store", type=click.Path(dir_okay=False, path_type=Path),
-              help="Session store (overrides the config; --sim defaults to a fresh one).")
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Seed of the simulation, to repeat it."
+)
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Session store (overrides the config; --sim defaults to a fresh one).",
+)
 @click.option("--system", help="Rule system (overrides the config).")
-@click.option("--realtime/--fast", default=None,
-              help="Pace the simulation at 10 frames a second (default: when on a terminal).")
-@click.option("--mqtt/--no-mqtt", "use_mqtt", default=True, show_default=True,
-              help="Publish over MQTT; with no broker configured, start one in-process.")
+@click.option(
+    "--realtime/--fast",
+    default=None,
+    help="Pace the simulation at 10 frames a second (default: when on a terminal).",
+)
+@click.option(
+    "--mqtt/--no-mqtt",
+    "use_mqtt",
+    default=True,
+    show_default=True,
+    help="Publish over MQTT; with no broker configured, start one in-process.",
+)
 @broker_options
-def run_command(config_path: Path | None, sim: bool, validate_config: bool, rolls: int | None,
-                as_json: bool, seed: int, store: Path | None, system: str | None,
-                realtime: bool | None, use_mqtt: bool, broker: str | None,
-                table: str | None) -> None:
+def run_command(
+    config_path: Path | None,
+    sim: bool,
+    validate_config: bool,
+    rolls: int | None,
+    as_json: bool,
+    seed: int,
+    store: Path | None,
+    system: str | None,
+    realtime: bool | None,
+    use_mqtt: bool,
+    broker: str | None,
+    table: str | None,
+) -> None:
     """Run the tower: wait for a throw, read the dice once, resolve, show the bar."""
     config = _load(config_path, sim, store, system)
     config.mqtt = apply_broker_options(config.mqtt, broker, table)
@@ -169,8 +201,10 @@ def run_command(config_path: Path | None, sim: bool, validate_config: bool, roll
         shown: list[str] = []
         tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown))
         if not as_json:
-            click.echo(f"Tide Tower · table {config.table.name} · system {config.table.system}"
-                       f" · session in {config.table.store}")
+            click.echo(
+                f"Tide Tower · table {config.table.name} · system {config.table.system}"
+                f" · session in {config.table.store}"
+            )
             click.echo(render_bar(tower.table.bar()))
         if realtime is None:
             realtime = sim and not as_json and sys.stdout.isatty()

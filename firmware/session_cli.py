@@ -29,8 +29,10 @@ def default_store() -> Path:
 def open_table(store: Path, create: bool = False) -> Iterator[Table]:
     """The stored table; engine errors become a clear one-line CLI error."""
     if not create and not store.exists():
-        raise click.ClickException(f"no session at {store}: set one up with "
-                                   "`tidetower session tide` (or give the right --store)")
+        raise click.ClickException(
+            f"no session at {store}: set one up with "
+            "`tidetower session tide` (or give the right --store)"
+        )
     try:
         with Table(store) as table:
             yield table
@@ -62,8 +64,11 @@ def _print_record(record: RollRecord, as_json: bool, prefix: str = "") -> None:
 
 
 store_option = click.option(
-    "--store", type=click.Path(dir_okay=False, path_type=Path), default=default_store,
-    envvar="TIDETOWER_STORE", show_default="$XDG_DATA_HOME/tidetower/session.db",
+    "--store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=default_store,
+    envvar="TIDETOWER_STORE",
+    show_default="$XDG_DATA_HOME/tidetower/session.db",
     help="The session store (SQLite).",
 )
 
@@ -82,9 +87,16 @@ def show(store: Path, as_json: bool, last: int) -> None:
     with open_table(store) as table:
         state = table.state
         if as_json:
-            click.echo(json.dumps({"system": state.system, "bar": dump(state.bar()),
-                                   "declared": dump(state.declared),
-                                   "history": [dump(r) for r in state.history[-last:]]}))
+            click.echo(
+                json.dumps(
+                    {
+                        "system": state.system,
+                        "bar": dump(state.bar()),
+                        "declared": dump(state.declared),
+                        "history": [dump(r) for r in state.history[-last:]],
+                    }
+                )
+            )
             return
         click.echo(f"session {state.session_id} · system {state.system}")
         click.echo(render_bar(state.bar()))
@@ -97,10 +109,18 @@ def show(store: Path, as_json: bool, last: int) -> None:
 @store_option
 @click.argument("weight_a", type=int)
 @click.argument("weight_b", type=int)
-@click.option("--size", default="skirmish", show_default=True,
-              type=click.Choice(["small-skirmish", "skirmish", "battle"]))
-@click.option("--footing", default="equal", show_default=True,
-              type=click.Choice(["equal", "slight-a", "slight-b", "severe-a", "severe-b"]))
+@click.option(
+    "--size",
+    default="skirmish",
+    show_default=True,
+    type=click.Choice(["small-skirmish", "skirmish", "battle"]),
+)
+@click.option(
+    "--footing",
+    default="equal",
+    show_default=True,
+    type=click.Choice(["equal", "slight-a", "slight-b", "severe-a", "severe-b"]),
+)
 @click.option("--label-a", default="A", show_default=True, help="Name of side A.")
 @click.option("--label-b", default="B", show_default=True, help="Name of side B.")
 def tide(store: Path, **settings: Any) -> None:
@@ -114,13 +134,18 @@ def tide(store: Path, **settings: Any) -> None:
 @store_option
 @click.option("--actor", default="", help="Who rolls.")
 @click.option("--side", type=click.Choice(["a", "b"]), default=None, help="Their side.")
-@click.option("--linked/--personal", "tide_linked", default=False,
-              help="Tide-linked (moves the bar) or personal.")
+@click.option(
+    "--linked/--personal",
+    "tide_linked",
+    default=False,
+    help="Tide-linked (moves the bar) or personal.",
+)
 @click.option("--reply-to", default=None, help="Id of the roll this one replies to.")
 @click.option("--mode", default="", help="primitive, unopposed, opposed or tide.")
 @click.option("--pool", type=int, default=None, help="Dice in the pool.")
-@click.option("--tier", type=click.Choice(["d6", "d8", "d12"]), default=None,
-              help="Tier die of the pool.")
+@click.option(
+    "--tier", type=click.Choice(["d6", "d8", "d12"]), default=None, help="Tier die of the pool."
+)
 @click.option("--marks", type=int, default=None, help="Marks entered by the GM instead of dice.")
 def declare(store: Path, tier: str | None, **fields: Any) -> None:
     """Declare the next roll: who, which side, linked or personal, reply to what."""
@@ -130,8 +155,9 @@ def declare(store: Path, tier: str | None, **fields: Any) -> None:
         click.echo(f"declared: {context}")
 
 
-def _recording(action: Callable[[Table], RollRecord], store: Path, as_json: bool,
-               prefix: str = "") -> None:
+def _recording(
+    action: Callable[[Table], RollRecord], store: Path, as_json: bool, prefix: str = ""
+) -> None:
     with open_table(store) as table:
         _print_record(action(table), as_json, prefix)
         if not as_json:

@@ -17,8 +17,14 @@ BEAM_PIN = 17
 class SimulatedTable:
     """Plays the people at the table, one decision whenever the simulated tray is idle."""
 
-    def __init__(self, loop: ReadLoop, source: SimulatedSource, seed: int,
-                 factory: MockFactory | None, hand_chance: float = 0.2) -> None:
+    def __init__(
+        self,
+        loop: ReadLoop,
+        source: SimulatedSource,
+        seed: int,
+        factory: MockFactory | None,
+        hand_chance: float = 0.2,
+    ) -> None:
         self.loop, self.source, self.table = loop, source, loop.table
         self.rng = np.random.default_rng(seed + 1)
         self.hand_chance = hand_chance
@@ -72,8 +78,11 @@ class SimulatedTable:
         if system == "tide":
             tier = str(self.rng.choice(self.tiers))
             return (tier,) * int(self.rng.integers(2, 6)) + (("d20",) if self.omen else ())
-        return {"graded-d100": ("d10-tens", "d10"), "d6-pool": ("d6",) * self._pool,
-                "tide-of-battle": ("d20",)}.get(system, ())
+        return {
+            "graded-d100": ("d10-tens", "d10"),
+            "d6-pool": ("d6",) * self._pool,
+            "tide-of-battle": ("d20",),
+        }.get(system, ())
 
     def _declare(self) -> None:
         """Tide tables: alternate an opening throw for A and B's reply, both Tide-linked;
@@ -82,8 +91,7 @@ class SimulatedTable:
         system = self.table.state.system
         side: Side = "a" if len(self.table.state.history) % 2 == 0 else "b"
         if system in ("graded-d100", "tide-of-battle"):
-            self.table.declare(RollContext(actor=f"Side {side.upper()}", side=side,
-                                           mode="attack"))
+            self.table.declare(RollContext(actor=f"Side {side.upper()}", side=side, mode="attack"))
             return
         if system == "d6-pool":
             self._pool = int(self.rng.integers(1, 5))
@@ -93,8 +101,14 @@ class SimulatedTable:
             return
         if self.table.bar().routed is not None:
             track = self.table.state.tracker.track
-            self.table.reset_tracker({"weight_a": track.weight_a, "weight_b": track.weight_b,
-                                      "size": track.size, "footing": track.footing})
+            self.table.reset_tracker(
+                {
+                    "weight_a": track.weight_a,
+                    "weight_b": track.weight_b,
+                    "size": track.size,
+                    "footing": track.footing,
+                }
+            )
             self._opening = None
         last = self.table.state.last
         if self._opening is None or last is None or last.id != self._opening:

@@ -64,20 +64,32 @@ def settled_throw(camera: FrameSource, watch: SettleWatch) -> np.ndarray:
 class Progress:
     """Tells the display pages (through a TeachLink, if there is one) how the flow goes."""
 
-    def __init__(self, kind: str, name: str | None, link: TeachLink | None = None,
-                 answerable: bool = True) -> None:
+    def __init__(
+        self, kind: str, name: str | None, link: TeachLink | None = None, answerable: bool = True
+    ) -> None:
         self.kind, self.name, self.link, self.answerable = kind, name, link, answerable
 
-    def show(self, step: TeachStep, wanted: set[int], guess: int | None = None,
-             message: str = "") -> None:
+    def show(
+        self, step: TeachStep, wanted: set[int], guess: int | None = None, message: str = ""
+    ) -> None:
         """Publish the step, the faces taught so far and the camera's guess."""
         if self.link is None:
             return
         faces = list(face_values(self.kind))
-        self.link.show(TeachPayload.model_validate({
-            "die": self.kind, "name": self.name, "faces": faces, "step": step,
-            "taught": [f for f in faces if f not in wanted], "guess": guess,
-            "message": message}), self.answerable)
+        self.link.show(
+            TeachPayload.model_validate(
+                {
+                    "die": self.kind,
+                    "name": self.name,
+                    "faces": faces,
+                    "step": step,
+                    "taught": [f for f in faces if f not in wanted],
+                    "guess": guess,
+                    "message": message,
+                }
+            ),
+            self.answerable,
+        )
 
 
 def guess_of(reading: Reading, kind: str) -> int | None:
@@ -85,9 +97,14 @@ def guess_of(reading: Reading, kind: str) -> int | None:
     return next((d.value for d in reading.dice if d.die == kind), None)
 
 
-def collect(camera: FrameSource, kind: str, answer: Answer, watch: SettleWatch,
-            before_throw: Callable[[], None] = lambda: None,
-            progress: Progress | None = None) -> dict[int, np.ndarray]:
+def collect(
+    camera: FrameSource,
+    kind: str,
+    answer: Answer,
+    watch: SettleWatch,
+    before_throw: Callable[[], None] = lambda: None,
+    progress: Progress | None = None,
+) -> dict[int, np.ndarray]:
     """Ask for throws until every face of `kind` has a confirmed photo; return them by face."""
     wanted = set(face_values(kind))
     photos: dict[int, np.ndarray] = {}
@@ -114,8 +131,11 @@ def ask_person(kind: str) -> Answer:
 
     def answer(reading: Reading, wanted: set[int]) -> int | None:
         shown = _shown(kind, guess_of(reading, kind))
-        text = click.prompt(f"  the camera reads {shown}: what does it show (enter: {shown})",
-                            default=shown, show_default=False)
+        text = click.prompt(
+            f"  the camera reads {shown}: what does it show (enter: {shown})",
+            default=shown,
+            show_default=False,
+        )
         return _face_typed(text, shown)
 
     return answer
@@ -127,8 +147,10 @@ def ask_anywhere(kind: str, answers: queue.Queue[str]) -> Answer:
 
     def answer(reading: Reading, wanted: set[int]) -> int | None:
         shown = _shown(kind, guess_of(reading, kind))
-        click.echo(f"  the camera reads {shown}: what does it show? (type it, or enter for "
-                   f"{shown}; or tap it on the display page)")
+        click.echo(
+            f"  the camera reads {shown}: what does it show? (type it, or enter for "
+            f"{shown}; or tap it on the display page)"
+        )
         return _face_typed(answers.get(), shown)
 
     return answer
@@ -172,8 +194,14 @@ def sim_player(source: SimulatedSource, kind: str) -> tuple[Answer, Callable[[],
     return answer, throw
 
 
-def teach_from_camera(config: TowerConfig, kind: str, name: str | None, profile: Path,
-                      sim: bool, use_mqtt: bool = False) -> TeachReport:
+def teach_from_camera(
+    config: TowerConfig,
+    kind: str,
+    name: str | None,
+    profile: Path,
+    sim: bool,
+    use_mqtt: bool = False,
+) -> TeachReport:
     """Run the guided flow on the config's camera (and display pages, if `use_mqtt`); teach
     the photos into the profile."""
     with _teach_link(config, use_mqtt) as link:
@@ -189,21 +217,22 @@ def teach_from_camera(config: TowerConfig, kind: str, name: str | None, profile:
         return report
 
 
-def _throws(config: TowerConfig, kind: str, sim: bool,
-            progress: Progress) -> dict[int, np.ndarray]:
+def _throws(config: TowerConfig, kind: str, sim: bool, progress: Progress) -> dict[int, np.ndarray]:
     """Collect one confirmed photo per face from the config's camera."""
     calibration = _calibration(config)
     with open_camera(config.camera, seed=0) as camera:
         if sim and isinstance(camera, SimulatedSource):
             answer, throw = sim_player(camera, kind)
-            return collect(camera, kind, answer, SettleWatch(empty_tray=camera.empty), throw,
-                           progress)
+            return collect(
+                camera, kind, answer, SettleWatch(empty_tray=camera.empty), throw, progress
+            )
         watch = SettleWatch(empty_tray=calibration.background)
         if progress.link is None:
             return collect(camera, kind, ask_person(kind), watch)
         _read_terminal(progress.link)
-        return collect(camera, kind, ask_anywhere(kind, progress.link.answers), watch,
-                       progress=progress)
+        return collect(
+            camera, kind, ask_anywhere(kind, progress.link.answers), watch, progress=progress
+        )
 
 
 @contextlib.contextmanager
@@ -224,8 +253,9 @@ def _teach_link(config: TowerConfig, use_mqtt: bool) -> Iterator[TeachLink | Non
         link.stop()
 
 
-def _teach_photos(config: TowerConfig, kind: str, name: str | None, profile: Path,
-                  photos: dict[int, np.ndarray]) -> TeachReport:
+def _teach_photos(
+    config: TowerConfig, kind: str, name: str | None, profile: Path, photos: dict[int, np.ndarray]
+) -> TeachReport:
     """Keep the confirmed photos beside the profile, and teach from them."""
     folder = profile / "photos"
     folder.mkdir(parents=True, exist_ok=True)
@@ -235,8 +265,9 @@ def _teach_photos(config: TowerConfig, kind: str, name: str | None, profile: Pat
         cv2.imwrite(str(paths[-1]), frame)
         labels[paths[-1].name] = {"die": kind, "value": value}
     (folder / "labels.json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
-    return teach(profile, folder / "labels.json", paths, {kind: name} if name else {},
-                 config.camera.reader)
+    return teach(
+        profile, folder / "labels.json", paths, {kind: name} if name else {}, config.camera.reader
+    )
 
 
 def _calibration(config: TowerConfig) -> Calibration:
@@ -261,34 +292,63 @@ def _guided_config(config_path: Path | None) -> TowerConfig:
 
 def _say(report: TeachReport, profile: Path) -> None:
     views = sum(report.added.values())
-    click.echo(f"taught {len(report.added)} faces ({views} views) into {profile}; "
-               f"check trays read right: {100 * report.before:.1f} % before, "
-               f"{100 * report.after:.1f} % with it")
+    click.echo(
+        f"taught {len(report.added)} faces ({views} views) into {profile}; "
+        f"check trays read right: {100 * report.before:.1f} % before, "
+        f"{100 * report.after:.1f} % with it"
+    )
 
 
 @click.command("teach")
 @click.argument("profile", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.argument("images", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--labels", "labels_path", type=click.Path(dir_okay=False, path_type=Path),
-              help='JSON from photo file name to {"die": "d20", "value": 17} (one die) or '
-                   '{"dice": [{"die", "value", "box"}, ...]} (a tray; boxes x0,y0,x1,y1 0..1).')
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False,
-              path_type=Path), help="Teach at the tower, with its camera: throw and confirm.")
+@click.option(
+    "--labels",
+    "labels_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help='JSON from photo file name to {"die": "d20", "value": 17} (one die) or '
+    '{"dice": [{"die", "value", "box"}, ...]} (a tray; boxes x0,y0,x1,y1 0..1).',
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Teach at the tower, with its camera: throw and confirm.",
+)
 @click.option("--sim", is_flag=True, help="Teach at the simulated tower (a player throws).")
 @click.option("--die", "kind", type=click.Choice(KINDS), help="The kind to teach at the tower.")
 @click.option("--name", help='What the table calls the die taught at the tower ("white omen").')
-@click.option("--from-corrections", "from_corrections", is_flag=True,
-              help="With --config: learn from the dice the GM entered (table.corrections); "
-                   "adopted only if it reads the examples set aside at least as well.")
-@click.option("--rollback", is_flag=True,
-              help="With --config: put back the profile the last learning replaced.")
-@click.option("--mqtt/--no-mqtt", "use_mqtt", default=None,
-              help="Show the flow on the display pages, which may confirm faces too "
-                   "(default: on with --config, off with --sim alone).")
-def teach_command(profile: Path | None, images: tuple[Path, ...], labels_path: Path | None,
-                  config_path: Path | None, sim: bool, kind: str | None,
-                  name: str | None, from_corrections: bool, rollback: bool,
-                  use_mqtt: bool | None) -> None:
+@click.option(
+    "--from-corrections",
+    "from_corrections",
+    is_flag=True,
+    help="With --config: learn from the dice the GM entered (table.corrections); "
+    "adopted only if it reads the examples set aside at least as well.",
+)
+@click.option(
+    "--rollback",
+    is_flag=True,
+    help="With --config: put back the profile the last learning replaced.",
+)
+@click.option(
+    "--mqtt/--no-mqtt",
+    "use_mqtt",
+    default=None,
+    help="Show the flow on the display pages, which may confirm faces too "
+    "(default: on with --config, off with --sim alone).",
+)
+def teach_command(
+    profile: Path | None,
+    images: tuple[Path, ...],
+    labels_path: Path | None,
+    config_path: Path | None,
+    sim: bool,
+    kind: str | None,
+    name: str | None,
+    from_corrections: bool,
+    rollback: bool,
+    use_mqtt: bool | None,
+) -> None:
     """Teach the reader the table's own dice into the PROFILE folder (made, or extended).
 
     From photos: PROFILE --labels LABELS.json IMAGE ... At the tower: --config FILE --die
@@ -299,8 +359,10 @@ def teach_command(profile: Path | None, images: tuple[Path, ...], labels_path: P
     try:
         if config_path is None and not sim:
             if profile is None or labels_path is None or not images:
-                raise click.UsageError("give PROFILE --labels LABELS.json IMAGE ..., "
-                                       "or --config FILE --die KIND to teach at the tower")
+                raise click.UsageError(
+                    "give PROFILE --labels LABELS.json IMAGE ..., "
+                    "or --config FILE --die KIND to teach at the tower"
+                )
             _say(teach(profile, labels_path, images, {}), profile)
             return
         if from_corrections or rollback:
@@ -326,14 +388,19 @@ def _from_the_table(config: TowerConfig, profile: Path | None, back: bool) -> No
         click.echo(f"{target}: the previous profile is back")
         return
     start = time.perf_counter()
-    done = learn_from_corrections(Corrections(config.table.corrections), target,
-                                  replace(config.camera.reader, profile=None),
-                                  _calibration(config))
+    done = learn_from_corrections(
+        Corrections(config.table.corrections),
+        target,
+        replace(config.camera.reader, profile=None),
+        _calibration(config),
+    )
     verdict = "adopted" if done.adopted else "not adopted: it reads them worse; kept the old"
-    click.echo(f"learned from {done.taught} corrections, checked on {done.checked} set aside: "
-               f"{100 * done.before:.1f} % of their dice right before, "
-               f"{100 * done.after:.1f} % with it; {verdict} "
-               f"({time.perf_counter() - start:.0f} s)")
+    click.echo(
+        f"learned from {done.taught} corrections, checked on {done.checked} set aside: "
+        f"{100 * done.before:.1f} % of their dice right before, "
+        f"{100 * done.after:.1f} % with it; {verdict} "
+        f"({time.perf_counter() - start:.0f} s)"
+    )
 
 
 def _default_profile(config: TowerConfig) -> Path:
@@ -344,4 +411,3 @@ def _default_profile(config: TowerConfig) -> Path:
     if config.camera.calibration is not None:
         return config.camera.calibration / "dice"
     raise click.UsageError("say where to keep the profile: PROFILE, or camera.calibration")
-

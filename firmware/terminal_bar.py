@@ -37,7 +37,7 @@ def _scale(bar: BarState, indent: int) -> str:
     for position in (bar.low, bar.position, bar.high):
         text = str(position)
         at = 2 * (position - bar.low)
-        line[at:at + len(text)] = list(text)
+        line[at : at + len(text)] = list(text)
     return " " * indent + "".join(line).rstrip()
 
 

@@ -23,9 +23,18 @@ from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource
 from tidetower.vision.sources.simulated import SimulatedSource
 
-SIM_PINS = PinsConfig(drop_sensor=BEAM_PIN, tray_light=27, status_red=5, status_green=6,
-                      status_blue=13, button_side_a=20, button_side_b=21, button_link=16,
-                      button_undo=19, button_reread=26)
+SIM_PINS = PinsConfig(
+    drop_sensor=BEAM_PIN,
+    tray_light=27,
+    status_red=5,
+    status_green=6,
+    status_blue=13,
+    button_side_a=20,
+    button_side_b=21,
+    button_link=16,
+    button_undo=19,
+    button_reread=26,
+)
 
 
 def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
@@ -34,11 +43,18 @@ def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
     settings: dict[str, Any] = {}
     if system == "tide":
         settings = {"weight_a": 8, "weight_b": 8, "size": "skirmish"}
-    table = TableConfig(name="sim", system=system, settings=settings,
-                        store=store or folder / "session.db", snapshots=folder / "snapshots",
-                        snapshots_keep=50, corrections=folder / "corrections")
-    return TowerConfig(table=table, camera=CameraConfig(source="simulated"),
-                       pins=SIM_PINS.model_copy())
+    table = TableConfig(
+        name="sim",
+        system=system,
+        settings=settings,
+        store=store or folder / "session.db",
+        snapshots=folder / "snapshots",
+        snapshots_keep=50,
+        corrections=folder / "corrections",
+    )
+    return TowerConfig(
+        table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()
+    )
 
 
 def open_camera(camera: CameraConfig, seed: int) -> FrameSource:
@@ -67,8 +83,11 @@ def _locked_exposure(calibration: Path | None) -> dict[str, Any]:
         return {}
     stored = exposure_of(calibration)
     gains = stored.get("ColourGains")
-    return {"exposure_us": stored.get("ExposureTime"), "analogue_gain": stored.get("AnalogueGain"),
-            "colour_gains": tuple(gains) if gains else None}
+    return {
+        "exposure_us": stored.get("ExposureTime"),
+        "analogue_gain": stored.get("AnalogueGain"),
+        "colour_gains": tuple(gains) if gains else None,
+    }
 
 
 class Tower:
@@ -129,14 +148,21 @@ class Tower:
 
     def init_loop(self) -> ReadLoop:
         """The read loop over the camera, table and devices."""
-        timing = LoopTiming(**self.config.loop.model_dump(),
-                            frame_timeout_s=self.config.camera.frame_timeout_s)
+        timing = LoopTiming(
+            **self.config.loop.model_dump(), frame_timeout_s=self.config.camera.frame_timeout_s
+        )
         background = self.calibration.background if self.calibration else None
         table = self.config.table
-        return ReadLoop(self.camera, self.table, self.read, self.devices,
-                        SettleWatch(empty_tray=background), timing,
-                        Snapshots(table.snapshots, table.snapshots_keep),
-                        corrections=Corrections(table.corrections, table.corrections_keep))
+        return ReadLoop(
+            self.camera,
+            self.table,
+            self.read,
+            self.devices,
+            SettleWatch(empty_tray=background),
+            timing,
+            Snapshots(table.snapshots, table.snapshots_keep),
+            corrections=Corrections(table.corrections, table.corrections_keep),
+        )
 
     def init_simulation(self) -> SimulatedTable | None:
         """The simulated people at the table, when the tower is simulated."""

@@ -28,8 +28,7 @@ def broker_config(settings: MqttSettings) -> dict[str, Any]:
             "default": {"type": "tcp", "bind": f"{settings.bind}:{settings.port}"},
             "ws": {"type": "ws", "bind": f"{settings.bind}:{settings.ws_port}"},
         },
-        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
-                    {"allow_anonymous": True}},
+        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
     }
 
 
@@ -40,8 +39,9 @@ def _check_free(bind: str, port: int) -> None:
         try:
             probe.bind((bind, port))
         except OSError as error:
-            raise BrokerStartError(f"embedded broker cannot listen on {bind}:{port}: "
-                                   f"{error.strerror}") from None
+            raise BrokerStartError(
+                f"embedded broker cannot listen on {bind}:{port}: {error.strerror}"
+            ) from None
 
 
 class EmbeddedBroker:
@@ -64,9 +64,11 @@ class EmbeddedBroker:
         if not self._ready.wait(timeout):
             raise BrokerStartError(f"embedded broker did not start within {timeout} s")
         if self._error is not None:
-            raise BrokerStartError(f"embedded broker on {self.settings.bind}:"
-                                   f"{self.settings.port}/{self.settings.ws_port} failed: "
-                                   f"{self._error}") from self._error
+            raise BrokerStartError(
+                f"embedded broker on {self.settings.bind}:"
+                f"{self.settings.port}/{self.settings.ws_port} failed: "
+                f"{self._error}"
+            ) from self._error
         return self
 
     def _run(self) -> None:

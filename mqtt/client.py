@@ -48,11 +48,21 @@ Handler = Callable[[Message], None]
 class BrokerClient:
     """A paho client on its own network thread that reconnects with back-off forever."""
 
-    def __init__(self, settings: MqttSettings, client_id: str, *, will: Will | None = None,
-                 persistent: bool = False) -> None:
+    def __init__(
+        self,
+        settings: MqttSettings,
+        client_id: str,
+        *,
+        will: Will | None = None,
+        persistent: bool = False,
+    ) -> None:
         self.settings = settings
-        self._client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                                   clean_session=not persistent, protocol=paho.MQTTv311)
+        self._client = paho.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=not persistent,
+            protocol=paho.MQTTv311,
+        )
         self._handlers: dict[str, tuple[int, Handler]] = {}
         self._acks: dict[int, Ack | None] = {}
         self._early: set[int] = set()  # PUBACKs that beat the mid's registration
@@ -71,8 +81,12 @@ class BrokerClient:
         if settings.username is not None:
             client.username_pw_set(settings.username, settings.password())
         if settings.tls:
-            client.tls_set(ca_certs=settings.ca_file, certfile=settings.cert_file,
-                           keyfile=settings.key_file, cert_reqs=ssl.CERT_REQUIRED)
+            client.tls_set(
+                ca_certs=settings.ca_file,
+                certfile=settings.cert_file,
+                keyfile=settings.key_file,
+                cert_reqs=ssl.CERT_REQUIRED,
+            )
             client.tls_insecure_set(settings.tls_insecure)
         if will is not None:
             client.will_set(will.topic, will.payload, will.qos, will.retain)
@@ -86,8 +100,9 @@ class BrokerClient:
 
     def start(self) -> None:
         """Connect in the background; a broker that is down is retried with back-off."""
-        self._client.connect_async(self.settings.broker_host(), self.settings.port,
-                                   self.settings.keepalive)
+        self._client.connect_async(
+            self.settings.broker_host(), self.settings.port, self.settings.keepalive
+        )
         self._client.loop_start()
 
     def stop(self, last_words: tuple[str, str] | None = None) -> None:
@@ -104,8 +119,14 @@ class BrokerClient:
         """True once connected, False if `timeout` seconds pass first."""
         return self.connected.wait(timeout)
 
-    def publish(self, topic: str, payload: bytes | str, qos: int = 0, retain: bool = False,
-                on_ack: Ack | None = None) -> bool:
+    def publish(
+        self,
+        topic: str,
+        payload: bytes | str,
+        qos: int = 0,
+        retain: bool = False,
+        on_ack: Ack | None = None,
+    ) -> bool:
         """Send a message; `on_ack` runs once the broker has it. False if not connected."""
         if not self.connected.is_set():
             return False
@@ -133,17 +154,25 @@ class BrokerClient:
                 self.subscribed.clear()
                 self._await_suback(self._client.subscribe(topic_filter, qos)[1])
 
-    def _dispatch(self, handler: Handler) -> Callable[[paho.Client, object, paho.MQTTMessage],
-                                                      None]:
+    def _dispatch(
+        self, handler: Handler
+    ) -> Callable[[paho.Client, object, paho.MQTTMessage], None]:
         def call(_client: paho.Client, _userdata: object, message: paho.MQTTMessage) -> None:
             try:
                 handler(Message(message.topic, bytes(message.payload), bool(message.retain)))
             except Exception:  # a bad message must never stop the network thread
                 log.exception("handler for %s failed", message.topic)
+
         return call
 
-    def _connected(self, client: paho.Client, _userdata: object, _flags: paho.ConnectFlags,
-                   reason: ReasonCode, _properties: object) -> None:
+    def _connected(
+        self,
+        client: paho.Client,
+        _userdata: object,
+        _flags: paho.ConnectFlags,
+        reason: ReasonCode,
+        _properties: object,
+    ) -> None:
         if reason.is_failure:
             log.warning("broker refused the connection: %s", reason)
             return
@@ -158,9 +187,14 @@ class BrokerClient:
         for hook in list(self.on_connect):
             hook()
 
-    def _disconnected(self, _client: paho.Client, _userdata: object,
-                      _flags: paho.DisconnectFlags, reason: ReasonCode,
-                      _properties: object) -> None:
+    def _disconnected(
+        self,
+        _client: paho.Client,
+        _userdata: object,
+        _flags: paho.DisconnectFlags,
+        reason: ReasonCode,
+        _properties: object,
+    ) -> None:
         if self.connected.is_set():
             log.info("broker connection lost (%s); reconnecting with back-off", reason)
         self.connected.clear()
@@ -172,8 +206,9 @@ class BrokerClient:
         if mid is not None:
             self._sub_mids.add(mid)
 
-    def _suback(self, _client: paho.Client, _userdata: object, mid: int,
-                _codes: object, _properties: object) -> None:
+    def _suback(
+        self, _client: paho.Client, _userdata: object, mid: int, _codes: object, _properties: object
+    ) -> None:
         with self._sub_lock:  # subscribe() holds it until its mid is noted: none arrives early
             self._sub_mids.discard(mid)
             if not self._sub_mids and self.connected.is_set():
@@ -183,12 +218,17 @@ class BrokerClient:
         """True once every subscription is acknowledged: from then on no message is missed."""
         return self.subscribed.wait(timeout)
 
-    def _received(self, _client: paho.Client, _userdata: object,
-                  message: paho.MQTTMessage) -> None:
+    def _received(self, _client: paho.Client, _userdata: object, message: paho.MQTTMessage) -> None:
         """Messages no handler matched (none expected)."""
 
-    def _published(self, _client: paho.Client, _userdata: object, mid: int,
-                   _reason: ReasonCode, _properties: object) -> None:
+    def _published(
+        self,
+        _client: paho.Client,
+        _userdata: object,
+        mid: int,
+        _reason: ReasonCode,
+        _properties: object,
+    ) -> None:
         with self._lock:
             if mid not in self._acks:
                 self._early.add(mid)

@@ -102,8 +102,11 @@ def _validation_refusal(error: ValidationError) -> Refused:
 LOOP_COMMANDS = (DieCommand, RereadCommand, RethrowCommand)
 
 # The field an engine refusal is about when its message names none of the command's fields.
-_MAIN_FIELD: dict[type[BaseModel], str] = {SystemCommand: "name", RollCommand: "dice",
-                                            DieCommand: "index"}
+_MAIN_FIELD: dict[type[BaseModel], str] = {
+    SystemCommand: "name",
+    RollCommand: "dice",
+    DieCommand: "index",
+}
 
 
 def _guess_field(command: BaseModel, message: str) -> str | None:
@@ -117,9 +120,14 @@ def _guess_field(command: BaseModel, message: str) -> str | None:
 class CommandDesk:
     """Parses, checks and applies commands: table ones under `lock`, loop ones to `controls`."""
 
-    def __init__(self, table: Table, controls: TowerControls | None,
-                 lock: threading.RLock, max_bytes: int = 4096,
-                 record: Callable[[Roll], Detail] | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        controls: TowerControls | None,
+        lock: threading.RLock,
+        max_bytes: int = 4096,
+        record: Callable[[Roll], Detail] | None = None,
+    ) -> None:
         self.table = table
         self.controls = controls
         self.lock = lock
@@ -164,8 +172,11 @@ class CommandDesk:
         elif isinstance(command, RethrowCommand):
             self._controls("rethrow").rethrow()
         elif isinstance(command, TeachCommand):
-            raise Refused("command", "no die is being taught: `tidetower teach --config FILE "
-                                     "--die KIND` teaches one, with the tower stopped")
+            raise Refused(
+                "command",
+                "no die is being taught: `tidetower teach --config FILE "
+                "--die KIND` teaches one, with the tower stopped",
+            )
         else:  # UndoCommand
             record = self.table.undo()
             return {"roll_id": record.id}
@@ -173,8 +184,9 @@ class CommandDesk:
 
     def _controls(self, name: str) -> TowerControls:
         if self.controls is None:
-            raise Refused("command", f"{name!r} needs the camera's read loop, "
-                                     "and this tower runs without one")
+            raise Refused(
+                "command", f"{name!r} needs the camera's read loop, and this tower runs without one"
+            )
         return self.controls
 
     def _record_roll(self, roll: Roll) -> Detail:
@@ -185,7 +197,13 @@ class CommandDesk:
 def _context(command: DeclareCommand) -> RollContext:
     """The engine's RollContext from a declare command."""
     return RollContext(
-        actor=command.actor, side=command.side, tide_linked=command.tide_linked,
-        reply_to=command.reply_to, mode=command.mode, pool=command.pool,
-        tier=DieKind(command.tier) if command.tier else None, marks=command.marks,
-        params=command.params)
+        actor=command.actor,
+        side=command.side,
+        tide_linked=command.tide_linked,
+        reply_to=command.reply_to,
+        mode=command.mode,
+        pool=command.pool,
+        tier=DieKind(command.tier) if command.tier else None,
+        marks=command.marks,
+        params=command.params,
+    )

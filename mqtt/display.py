@@ -21,16 +21,21 @@ from tidetower.mqtt.options import broker_options, node_settings
 from tidetower.mqtt.settings import MqttSettings
 
 PAGE_DIR = Path(__file__).resolve().parent
-FILES = {"display.html": "text/html", "display.js": "text/javascript",
-         "attention.js": "text/javascript", "teach.js": "text/javascript",
-         "mqttws.js": "text/javascript",
-         "display.css": "text/css"}
+FILES = {
+    "display.html": "text/html",
+    "display.js": "text/javascript",
+    "attention.js": "text/javascript",
+    "teach.js": "text/javascript",
+    "mqttws.js": "text/javascript",
+    "display.css": "text/css",
+}
 
 
 def page_config(settings: MqttSettings) -> bytes:
     """What the page needs to find its table (no secrets: the GM types a password)."""
-    return json.dumps({"ws_url": settings.page_ws_url(), "prefix": settings.prefix,
-                       "table": settings.table}).encode()
+    return json.dumps(
+        {"ws_url": settings.page_ws_url(), "prefix": settings.prefix, "table": settings.table}
+    ).encode()
 
 
 def _handler(settings: MqttSettings) -> type[BaseHTTPRequestHandler]:
@@ -67,8 +72,9 @@ class DisplayServer:
 
     def __init__(self, settings: MqttSettings, bind: str = "127.0.0.1", port: int = 8080) -> None:
         self.httpd = ThreadingHTTPServer((bind, port), _handler(settings))
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="display",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, name="display", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -99,16 +105,31 @@ def export_page(folder: Path) -> Path:
 
 
 @click.command("display")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="tower config (TOML); its [mqtt] section is used")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="tower config (TOML); its [mqtt] section is used",
+)
 @broker_options
 @click.option("--ws-url", help="MQTT-over-WebSockets URL the page connects to")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="address to serve on")
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--export", "export_dir", type=click.Path(path_type=Path, file_okay=False),
-              help="write the page to a folder to open from a file, and exit")
-def display_command(config_path: Path | None, broker: str | None, table: str | None,
-                    ws_url: str | None, bind: str, port: int, export_dir: Path | None) -> None:
+@click.option(
+    "--export",
+    "export_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="write the page to a folder to open from a file, and exit",
+)
+def display_command(
+    config_path: Path | None,
+    broker: str | None,
+    table: str | None,
+    ws_url: str | None,
+    bind: str,
+    port: int,
+    export_dir: Path | None,
+) -> None:
     """Serve the table display: the Tide, the last roll, odds, history and GM controls."""
     settings = node_settings(config_path, broker, table)
     if ws_url:
@@ -121,7 +142,8 @@ def display_command(config_path: Path | None, broker: str | None, table: str | N
         server = DisplayServer(settings, bind, port)
     except OSError as error:
         raise click.ClickException(f"cannot serve on {bind}:{port}: {error.strerror}") from None
-    click.echo(f"display for table {settings.table} at {server.url} "
-               f"(broker {settings.page_ws_url()})")
+    click.echo(
+        f"display for table {settings.table} at {server.url} (broker {settings.page_ws_url()})"
+    )
     with server, contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()

@@ -47,19 +47,30 @@ def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> dict[
             continue  # somebody else's garbage on cmd/result
         if isinstance(reply, dict) and reply.get("id") == request:
             return reply
-    raise click.ClickException(f"no reply within {timeout} s: is the tower running and on "
-                               "this broker and table?")
+    raise click.ClickException(
+        f"no reply within {timeout} s: is the tower running and on this broker and table?"
+    )
 
 
 @click.command("gm")
 @click.argument("command", type=click.Choice(COMMANDS))
 @click.argument("fields", nargs=-1)
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="tower config (TOML); its [mqtt] section is used")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="tower config (TOML); its [mqtt] section is used",
+)
 @broker_options
 @click.option("--timeout", default=5.0, show_default=True, help="Seconds to wait for the reply.")
-def gm_command(command: str, fields: tuple[str, ...], config_path: Path | None,
-               broker: str | None, table: str | None, timeout: float) -> None:
+def gm_command(
+    command: str,
+    fields: tuple[str, ...],
+    config_path: Path | None,
+    broker: str | None,
+    table: str | None,
+    timeout: float,
+) -> None:
     """Send one GM command to the running tower and print its reply.
 
     Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
@@ -75,8 +86,9 @@ def gm_command(command: str, fields: tuple[str, ...], config_path: Path | None,
     client.start()
     try:
         if not client.wait_connected(timeout):
-            raise click.ClickException(f"cannot reach the broker at {settings.host or '127.0.0.1'}"
-                                       f":{settings.port}")
+            raise click.ClickException(
+                f"cannot reach the broker at {settings.host or '127.0.0.1'}:{settings.port}"
+            )
         client.publish(topics.command(command), json.dumps(body), qos=1)
         answer = _reply(replies, body["id"], timeout)
     finally:

@@ -75,10 +75,12 @@ class NeoPixelRenderer:
         except ImportError as error:
             raise click.ClickException(
                 f"--neopixel needs Adafruit's NeoPixel library ({error.name} is missing): "
-                "pip install 'tidetower[ledstrip]'") from None
+                "pip install 'tidetower[ledstrip]'"
+            ) from None
         self.count = count
-        self.strip: Any = neopixel.NeoPixel(getattr(board, f"D{pin}"), count,
-                                            brightness=brightness / 255, auto_write=False)
+        self.strip: Any = neopixel.NeoPixel(
+            getattr(board, f"D{pin}"), count, brightness=brightness / 255, auto_write=False
+        )
 
     def show(self, frame: Frame, bar: TidePayload) -> None:
         for index, colour in enumerate(pixels(frame, self.count)):
@@ -108,11 +110,18 @@ class TerminalRenderer:
 def bar_state(bar: TidePayload) -> BarState:
     """The engine's BarState from the wire, for the terminal renderer."""
     motion = bar.last_motion
-    return BarState(system=bar.system, low=bar.low, high=bar.high, position=bar.position,
-                    label_a=bar.label_a, label_b=bar.label_b, colour_a=bar.colour_a,
-                    colour_b=bar.colour_b, routed=bar.routed,
-                    last_motion=Motion(motion.cause, motion.before, motion.after)
-                    if motion else None)
+    return BarState(
+        system=bar.system,
+        low=bar.low,
+        high=bar.high,
+        position=bar.position,
+        label_a=bar.label_a,
+        label_b=bar.label_b,
+        colour_a=bar.colour_a,
+        colour_b=bar.colour_b,
+        routed=bar.routed,
+        last_motion=Motion(motion.cause, motion.before, motion.after) if motion else None,
+    )
 
 
 class LedbarNode:
@@ -121,8 +130,9 @@ class LedbarNode:
     def __init__(self, settings: MqttSettings, client: BrokerClient | None = None) -> None:
         self.settings = settings
         self.topics = Topics.of(settings)
-        self.client = client or BrokerClient(settings, settings.client_id or
-                                             f"tidetower-ledbar-{settings.table}-{id(self)}")
+        self.client = client or BrokerClient(
+            settings, settings.client_id or f"tidetower-ledbar-{settings.table}-{id(self)}"
+        )
         self.renderers: list[Renderer] = []
         self._bars: queue.Queue[TidePayload | None] = queue.Queue()
         self._arrived = threading.Event()
@@ -182,40 +192,57 @@ class LedbarNode:
             previous = bar
 
 
-def _renderers(node: LedbarNode, wled: str | None, neopixel: bool,
-               terminal: bool) -> Sequence[Renderer]:
+def _renderers(
+    node: LedbarNode, wled: str | None, neopixel: bool, terminal: bool
+) -> Sequence[Renderer]:
     settings = node.settings
     chosen: list[Renderer] = []
     if wled:
         chosen.append(WledRenderer(node.client, wled, settings.brightness))
     if neopixel:
-        chosen.append(NeoPixelRenderer(settings.led_count, settings.neopixel_pin,
-                                       settings.brightness))
+        chosen.append(
+            NeoPixelRenderer(settings.led_count, settings.neopixel_pin, settings.brightness)
+        )
     if terminal or not chosen:
         chosen.append(TerminalRenderer())
     return chosen
 
 
 @click.command("ledbar")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="tower config (TOML); its [mqtt] section is used")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="tower config (TOML); its [mqtt] section is used",
+)
 @broker_options
 @click.option("--wled", metavar="TOPIC", help="WLED's MQTT device topic, e.g. wled/tide")
 @click.option("--neopixel", is_flag=True, help="drive a WS2812 strip on this Pi's GPIO")
 @click.option("--terminal", is_flag=True, help="draw the bar here too (the default output)")
 @click.option("--leds", type=click.IntRange(3, 4096), help="number of LEDs on the strip")
-@click.option("--orientation", type=click.Choice(["a-first", "b-first"]),
-              help="which side's collapse is at LED 0")
-def ledbar_command(config_path: Path | None, broker: str | None, table: str | None,
-                   wled: str | None, neopixel: bool, terminal: bool, leds: int | None,
-                   orientation: str | None) -> None:
+@click.option(
+    "--orientation",
+    type=click.Choice(["a-first", "b-first"]),
+    help="which side's collapse is at LED 0",
+)
+def ledbar_command(
+    config_path: Path | None,
+    broker: str | None,
+    table: str | None,
+    wled: str | None,
+    neopixel: bool,
+    terminal: bool,
+    leds: int | None,
+    orientation: str | None,
+) -> None:
     """Show the table's Tide on an LED bar (WLED, NeoPixel) or in this terminal."""
     settings = node_settings(config_path, broker, table)
     strip = {"led_count": leds, "orientation": orientation}
     settings = settings.model_copy(update={k: v for k, v in strip.items() if v is not None})
     node = LedbarNode(settings)
     node.renderers.extend(_renderers(node, wled or settings.wled_topic, neopixel, terminal))
-    click.echo(f"following {node.topics.tide} on {settings.broker_host()}:{settings.port}",
-               err=True)
+    click.echo(
+        f"following {node.topics.tide} on {settings.broker_host()}:{settings.port}", err=True
+    )
     with node, contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()

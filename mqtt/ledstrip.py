@@ -60,19 +60,20 @@ def _oriented(spans: list[Span], count: int, orientation: Orientation) -> Frame:
 
 def marker_frame(bar: TidePayload, led: int, count: int, orientation: Orientation) -> Frame:
     """Side A's colour below the marker LED, the marker, side B's colour above it."""
-    spans = [Span(0, led, rgb(bar.colour_a)), Span(led, led + 1, MARKER),
-             Span(led + 1, count, rgb(bar.colour_b))]
+    spans = [
+        Span(0, led, rgb(bar.colour_a)),
+        Span(led, led + 1, MARKER),
+        Span(led + 1, count, rgb(bar.colour_b)),
+    ]
     return _oriented(spans, count, orientation)
 
 
 def bar_frame(bar: TidePayload, count: int, orientation: Orientation) -> Frame:
     """The bar at rest."""
-    return marker_frame(bar, marker_led(bar.position, bar.low, bar.high, count), count,
-                        orientation)
+    return marker_frame(bar, marker_led(bar.position, bar.low, bar.high, count), count, orientation)
 
 
-def motion_steps(bar: TidePayload, before: int, count: int,
-                 orientation: Orientation) -> list[Step]:
+def motion_steps(bar: TidePayload, before: int, count: int, orientation: Orientation) -> list[Step]:
     """The marker walking LED by LED from `before` to the bar's position."""
     start = marker_led(before, bar.low, bar.high, count)
     end = marker_led(bar.position, bar.low, bar.high, count)
@@ -87,17 +88,21 @@ def rout_steps(bar: TidePayload, count: int, orientation: Orientation) -> list[S
     flash = (Span(0, count, rgb(winner)),)
     dark = (Span(0, count, DARK),)
     return [Step(frame, FLASH_DELAY) for _ in range(3) for frame in (flash, dark)] + [
-        Step(bar_frame(bar, count, orientation))]
+        Step(bar_frame(bar, count, orientation))
+    ]
 
 
-def animation(previous: TidePayload | None, bar: TidePayload, count: int,
-              orientation: Orientation) -> list[Step]:
+def animation(
+    previous: TidePayload | None, bar: TidePayload, count: int, orientation: Orientation
+) -> list[Step]:
     """What the strip shows for a new bar: a rout, a motion, or just the bar."""
     if previous is None or previous.system != bar.system or previous.high != bar.high:
         return [Step(bar_frame(bar, count, orientation))]
     if bar.routed is not None and previous.routed is None:
-        return [*motion_steps(bar, previous.position, count, orientation),
-                *rout_steps(bar, count, orientation)]
+        return [
+            *motion_steps(bar, previous.position, count, orientation),
+            *rout_steps(bar, count, orientation),
+        ]
     if bar.position != previous.position:
         return motion_steps(bar, previous.position, count, orientation)
     return [Step(bar_frame(bar, count, orientation))]
@@ -107,7 +112,7 @@ def pixels(frame: Frame, count: int) -> list[RGB]:
     """One colour per LED, for strips driven pixel by pixel."""
     out = [DARK] * count
     for span in frame:
-        out[span.start:span.stop] = [span.colour] * (span.stop - span.start)
+        out[span.start : span.stop] = [span.colour] * (span.stop - span.start)
     return out
 
 
@@ -115,6 +120,7 @@ def wled_state(frame: Frame, brightness: int, segments: int = 3) -> dict[str, ob
     """WLED's JSON API state: one solid segment per span; unused segments removed (stop 0)."""
     seg: list[dict[str, object]] = [
         {"id": i, "start": s.start, "stop": s.stop, "col": [list(s.colour)], "fx": 0, "on": True}
-        for i, s in enumerate(frame)]
+        for i, s in enumerate(frame)
+    ]
     seg += [{"id": i, "stop": 0} for i in range(len(frame), segments)]
     return {"on": True, "bri": brightness, "transition": 0, "seg": seg}

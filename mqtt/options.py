@@ -15,14 +15,17 @@ F = TypeVar("F", bound=Callable[..., object])
 
 def broker_options(command: F) -> F:
     """Add `--broker` and `--table` (passed as `broker` and `table`) to a click command."""
-    command = click.option("--table", metavar="NAME",
-                           help="table name in the topics (overrides the config)")(command)
-    return click.option("--broker", metavar="HOST:PORT",
-                        help="MQTT broker (overrides the config)")(command)
+    command = click.option(
+        "--table", metavar="NAME", help="table name in the topics (overrides the config)"
+    )(command)
+    return click.option("--broker", metavar="HOST:PORT", help="MQTT broker (overrides the config)")(
+        command
+    )
 
 
-def apply_broker_options(settings: MqttSettings, broker: str | None,
-                         table: str | None) -> MqttSettings:
+def apply_broker_options(
+    settings: MqttSettings, broker: str | None, table: str | None
+) -> MqttSettings:
     """`settings` with the command line's --broker and --table, or a usage error."""
     try:
         return settings.with_broker(broker, table)
@@ -30,8 +33,7 @@ def apply_broker_options(settings: MqttSettings, broker: str | None,
         raise click.UsageError(str(error)) from None
 
 
-def node_settings(config_path: Path | None, broker: str | None,
-                  table: str | None) -> MqttSettings:
+def node_settings(config_path: Path | None, broker: str | None, table: str | None) -> MqttSettings:
     """A node's settings: the config file's [mqtt] section, then the command line."""
     try:
         settings = load_mqtt_settings(config_path)

@@ -48,7 +48,8 @@ class TidePayload(_Wire):
     routed: Side | None = None
     last_motion: MotionBody | None = None
     segments: list[tuple[str, int, int]] = Field(
-        [], description="trackers with several parts: (label, filled, size) each")
+        [], description="trackers with several parts: (label, filled, size) each"
+    )
 
 
 class SideBody(BaseModel):
@@ -82,7 +83,8 @@ class OddsBody(BaseModel):
     rows: list[OddsRow]
     mean: float = Field(description="the mean of the rows' `value`")
     outcomes: list[OutcomeChance] = Field(
-        [], description="what the roll comes to, each with its chance; together they sum to 1")
+        [], description="what the roll comes to, each with its chance; together they sum to 1"
+    )
     explosion: float | None = Field(None, description="d6-pool: chance a pair of 6s explodes")
 
 
@@ -138,8 +140,16 @@ class RollEvent(_Wire):
     motions: list[MotionBody] = []
 
 
-TowerStateName = Literal["idle", "rolling", "settling", "reading", "result",
-                         "waiting-for-clear", "needs-attention", "error"]
+TowerStateName = Literal[
+    "idle",
+    "rolling",
+    "settling",
+    "reading",
+    "result",
+    "waiting-for-clear",
+    "needs-attention",
+    "error",
+]
 AttentionKind = Literal["unreadable", "blocked", "unsettled", "refused"]
 
 
@@ -305,9 +315,15 @@ class TeachCommand(_Command):
 
 
 COMMAND_TYPES: dict[str, type[_Command]] = {
-    "declare": DeclareCommand, "tide": TideCommand, "system": SystemCommand,
-    "roll": RollCommand, "die": DieCommand, "undo": UndoCommand, "reread": RereadCommand,
-    "rethrow": RethrowCommand, "teach": TeachCommand,
+    "declare": DeclareCommand,
+    "tide": TideCommand,
+    "system": SystemCommand,
+    "roll": RollCommand,
+    "die": DieCommand,
+    "undo": UndoCommand,
+    "reread": RereadCommand,
+    "rethrow": RethrowCommand,
+    "teach": TeachCommand,
 }
 
 SessionPayload.model_rebuild()

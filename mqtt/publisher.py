@@ -40,17 +40,20 @@ PHASES: dict[str, Phase] = {"roll": "result", "undo": "undone"}
 class TablePublisher:
     """Publishes one table (status, tide, session, roll) and runs its commands."""
 
-    def __init__(self, table: Table, settings: MqttSettings,
-                 controls: TowerControls | None = None) -> None:
+    def __init__(
+        self, table: Table, settings: MqttSettings, controls: TowerControls | None = None
+    ) -> None:
         self.table = table
         self.settings = settings
         self.topics = Topics.of(settings)
         self.lock = table.lock  # one table change at a time: read loop or a command
         client_id = settings.client_id or f"tidetower-{settings.table}"
-        self.client = BrokerClient(settings, client_id, persistent=True,
-                                   will=Will(self.topics.status, "offline"))
-        self.desk = CommandDesk(table, controls, self.lock, settings.max_command_bytes,
-                                record=self._record_from_command)
+        self.client = BrokerClient(
+            settings, client_id, persistent=True, will=Will(self.topics.status, "offline")
+        )
+        self.desk = CommandDesk(
+            table, controls, self.lock, settings.max_command_bytes, record=self._record_from_command
+        )
         self._readings: dict[str, Reading] = {}
         # outbox seq -> (attempt, messages not yet acknowledged); an ack of an earlier
         # attempt (re-sent by paho after a reconnect) must not count for a later one
@@ -97,8 +100,9 @@ class TablePublisher:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def record(self, roll: Roll, reading: Reading | None = None,
-               context: RollContext | None = None) -> RollRecord:
+    def record(
+        self, roll: Roll, reading: Reading | None = None, context: RollContext | None = None
+    ) -> RollRecord:
         """Record a roll on the table, publishing the camera's reading (confidence, box) too."""
         with self.lock:
             state = self.table.state
@@ -116,8 +120,9 @@ class TablePublisher:
             self._keep_reading(event.id, reading)
         self._send(self.topics.roll, event, retain=False)
 
-    def tower_state(self, state: str, attention: Mapping[str, Any] | None = None,
-                    error: str | None = None) -> None:
+    def tower_state(
+        self, state: str, attention: Mapping[str, Any] | None = None, error: str | None = None
+    ) -> None:
         """Publish the read loop's state (retained `tower`) soon; never waits on the network."""
         try:
             body = tower_payload(state, attention, error)
@@ -130,6 +135,7 @@ class TablePublisher:
 
     def follow_loop(self, loop: LoopView) -> None:
         """Publish the read loop's state now and on every change it makes."""
+
         def changed(state: object) -> None:
             self.tower_state(str(state), attention_body(loop.attention), loop.error)
 
@@ -205,16 +211,22 @@ class TablePublisher:
         with self._ilock:
             self._inflight[event.seq] = (attempt, len(messages))
         for topic, body, retain in messages:
-            ok = self.client.publish(topic, body.model_dump_json(), 1, retain,
-                                     on_ack=functools.partial(self._acked, event.seq, attempt))
+            ok = self.client.publish(
+                topic,
+                body.model_dump_json(),
+                1,
+                retain,
+                on_ack=functools.partial(self._acked, event.seq, attempt),
+            )
             if not ok:  # connection gone: the whole event goes again after reconnecting
                 with self._ilock:
                     self._inflight.pop(event.seq, None)
                 return False
         return True
 
-    def _event_messages(self, kind: str, body: Mapping[str, Any]
-                        ) -> list[tuple[str, BaseModel, bool]]:
+    def _event_messages(
+        self, kind: str, body: Mapping[str, Any]
+    ) -> list[tuple[str, BaseModel, bool]]:
         messages: list[tuple[str, BaseModel, bool]] = []
         if kind in PHASES and "record" in body:
             record = body["record"]
@@ -272,8 +284,14 @@ class TablePublisher:
             result = self.desk.handle(name, message.payload)
         except Exception as error:  # a bug, not bad input: say so, and keep the tower running
             log.exception("command %s failed", name)
-            result = CommandResult(id=None, command=name, ok=False, error=CommandError(
-                field=None, message=f"the tower failed on this command: {error}"))
+            result = CommandResult(
+                id=None,
+                command=name,
+                ok=False,
+                error=CommandError(
+                    field=None, message=f"the tower failed on this command: {error}"
+                ),
+            )
         self._send(self.topics.command_result, result, retain=False)
 
     def _record_from_command(self, roll: Roll) -> Detail:

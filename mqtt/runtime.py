@@ -16,14 +16,21 @@ log = logging.getLogger(__name__)
 
 
 @contextmanager
-def table_link(table: Table, settings: MqttSettings,
-               controls: TowerControls | None = None,
-               flush_seconds: float = 2.0) -> Iterator[TablePublisher]:
+def table_link(
+    table: Table,
+    settings: MqttSettings,
+    controls: TowerControls | None = None,
+    flush_seconds: float = 2.0,
+) -> Iterator[TablePublisher]:
     """Publish `table` (starting an embedded broker if none is configured) until exit."""
     broker = EmbeddedBroker(settings).start() if settings.embedded else None
     if broker is not None:
-        log.info("embedded MQTT broker on %s:%d (WebSockets %d)", settings.bind,
-                 settings.port, settings.ws_port)
+        log.info(
+            "embedded MQTT broker on %s:%d (WebSockets %d)",
+            settings.bind,
+            settings.port,
+            settings.ws_port,
+        )
     publisher = TablePublisher(table, settings, controls).start()
     try:
         yield publisher

@@ -30,8 +30,9 @@ class TeachLink:
         self.answers: queue.Queue[str] = queue.Queue()
         """The one answer to each throw, as text: tapped on a display or `typed`."""
         # a flow that dies, or loses the broker, leaves no panel up: the will empties `teach`
-        self._client = BrokerClient(settings, f"tidetower-teach-{settings.table}",
-                                    will=Will(self.topics.teach, ""))
+        self._client = BrokerClient(
+            settings, f"tidetower-teach-{settings.table}", will=Will(self.topics.teach, "")
+        )
         self._client.on_connect.append(self._republish)
         self._broker: EmbeddedBroker | None = None
         self._lock = threading.Lock()  # the shown state and whether its throw is answered
@@ -101,8 +102,9 @@ class TeachLink:
             error = CommandError(field=refused.field, message=refused.message)
             reply = CommandResult(id=request_id(data), command="teach", ok=False, error=error)
         else:
-            reply = CommandResult(id=request_id(data), command="teach", ok=True,
-                                  detail={"face": value})
+            reply = CommandResult(
+                id=request_id(data), command="teach", ok=True, detail={"face": value}
+            )
         self._client.publish(self.topics.command_result, reply.model_dump_json(), 1)
 
     def _accept(self, value: int | None) -> None:
@@ -110,11 +112,17 @@ class TeachLink:
         with self._lock:
             shown = self._shown
             if shown is None or not self._open:
-                raise Refused("value", "no throw is waiting for an answer from a display: "
-                                       "throw the die (or it was answered already)")
+                raise Refused(
+                    "value",
+                    "no throw is waiting for an answer from a display: "
+                    "throw the die (or it was answered already)",
+                )
             left = [f for f in shown.faces if f not in shown.taught]
             if value is not None and value not in left:
-                raise Refused("value", f"{value} is not a face of the {shown.die} still to "
-                                       f"teach ({' '.join(map(str, left))})")
+                raise Refused(
+                    "value",
+                    f"{value} is not a face of the {shown.die} still to "
+                    f"teach ({' '.join(map(str, left))})",
+                )
             self._open = False
             self.answers.put("again" if value is None else str(value))

@@ -58,4 +58,4 @@ class Topics:
     def command_name(self, topic: str) -> str | None:
         """The command name of a `cmd/<name>` topic, or None if it is not one."""
         head = f"{self.base}/cmd/"
-        return topic[len(head):] if topic.startswith(head) else None
+        return topic[len(head) :] if topic.startswith(head) else None

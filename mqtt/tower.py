@@ -83,26 +83,42 @@ def attention_body(attention: LoopAttention | None) -> dict[str, Any] | None:
     unread = reading.unreadable if reading is not None else ()
     seen = reading.dice if reading is not None else ()
     return {
-        "kind": attention.kind, "reason": attention.reason,
+        "kind": attention.kind,
+        "reason": attention.reason,
         "unreadable": [_unread(i, u) for i, u in enumerate(unread)],
-        "dice": [{"kind": d.die, "value": d.value, "box": _box(d.box),
-                  "confidence": round(float(d.confidence), 4)} for d in seen],
+        "dice": [
+            {
+                "kind": d.die,
+                "value": d.value,
+                "box": _box(d.box),
+                "confidence": round(float(d.confidence), 4),
+            }
+            for d in seen
+        ],
     }
 
 
 def _unread(index: int, die: UnreadDie) -> dict[str, Any]:
     """An unreadable die for `attention`: its kind (or None) and the faces the camera
     hesitated between (or none)."""
-    return {"index": index, "box": _box(die.box), "reason": die.reason, "kind": die.die,
-            "faces": list(die.faces)}
+    return {
+        "index": index,
+        "box": _box(die.box),
+        "reason": die.reason,
+        "kind": die.die,
+        "faces": list(die.faces),
+    }
 
 
-def tower_payload(state: str, attention: Mapping[str, Any] | None = None,
-                  error: str | None = None) -> TowerPayload:
+def tower_payload(
+    state: str, attention: Mapping[str, Any] | None = None, error: str | None = None
+) -> TowerPayload:
     """The retained `tower`: attention only in needs-attention, the error only in error."""
     name = str(state)
-    return TowerPayload.model_validate({
-        "state": name,
-        "attention": attention if name == "needs-attention" else None,
-        "error": error if name == "error" else None,
-    })
+    return TowerPayload.model_validate(
+        {
+            "state": name,
+            "attention": attention if name == "needs-attention" else None,
+            "error": error if name == "error" else None,
+        }
+    )

@@ -64,13 +64,20 @@ def declared_odds(state: SessionState) -> OddsBody | None:
         return None
 
 
-def _rows(dist: Mapping[int, Fraction], labels: Mapping[int, str] | None = None,
-          best_first: bool = False) -> list[OddsRow]:
+def _rows(
+    dist: Mapping[int, Fraction], labels: Mapping[int, str] | None = None, best_first: bool = False
+) -> list[OddsRow]:
     """One row per value: its chance, the chance of it or more, and its name if it has one."""
     order = sorted(dist, reverse=best_first)
-    return [OddsRow(value=v, chance=float(dist[v]),
-                    at_least=float(sum(c for w, c in dist.items() if w >= v)),
-                    label=labels[v] if labels else None) for v in order]
+    return [
+        OddsRow(
+            value=v,
+            chance=float(dist[v]),
+            at_least=float(sum(c for w, c in dist.items() if w >= v)),
+            label=labels[v] if labels else None,
+        )
+        for v in order
+    ]
 
 
 def _counted(counts: str, dice: str, dist: Mapping[int, Fraction], **extra: Any) -> OddsBody:
@@ -111,10 +118,18 @@ def d6_pool_odds(table: D6Table, declared: RollContext) -> OddsBody | None:
     plan = plan_action(declared, table.settings)
     odds = pool_odds(plan.rating, plan.difficulty, hit_threshold(plan, table.settings))
     banded = mode in BANDED_MODES
-    outcomes = _chances(("bad", odds.bad), ("partial", odds.partial),
-                        ("full", odds.full)) if banded else []
-    return _counted("hits", _pool_dice(odds, banded), odds.hits, outcomes=outcomes,
-                    explosion=float(odds.explosion))
+    outcomes = (
+        _chances(("bad", odds.bad), ("partial", odds.partial), ("full", odds.full))
+        if banded
+        else []
+    )
+    return _counted(
+        "hits",
+        _pool_dice(odds, banded),
+        odds.hits,
+        outcomes=outcomes,
+        explosion=float(odds.explosion),
+    )
 
 
 def defence_met(fight: GradedFight, declared: RollContext) -> Defence | None:
@@ -125,8 +140,7 @@ def defence_met(fight: GradedFight, declared: RollContext) -> Defence | None:
     return next((d for d in fight.defences if d.name == prm["defender"]), None)
 
 
-def grade_chances(fight: GradedFight, declared: RollContext, chance: int
-                  ) -> dict[Grade, Fraction]:
+def grade_chances(fight: GradedFight, declared: RollContext, chance: int) -> dict[Grade, Fraction]:
     """Each grade's chance: the d100 under `chance`, then the defence an attack meets."""
     held = defence_met(fight, declared) if (declared.mode or "attack") == "attack" else None
     if held is None:
@@ -143,8 +157,12 @@ def graded_odds(fight: GradedFight, declared: RollContext) -> OddsBody | None:
     places = {len(GRADES) - 1 - i: name for i, name in enumerate(GRADES)}
     dist = {place: grades[name] for place, name in places.items()}
     mean = float(sum(v * c for v, c in dist.items()))
-    return OddsBody(counts="grade", dice=f"d100 under {chance}%",
-                    rows=_rows(dist, places, best_first=True), mean=round(mean, 4))
+    return OddsBody(
+        counts="grade",
+        dice=f"d100 under {chance}%",
+        rows=_rows(dist, places, best_first=True),
+        mean=round(mean, 4),
+    )
 
 
 def rhythm_odds(scene: BattleRhythm, declared: RollContext) -> OddsBody | None:
@@ -157,15 +175,21 @@ def rhythm_odds(scene: BattleRhythm, declared: RollContext) -> OddsBody | None:
     acc = None if defense is None else accuracy(p.whole(prm, "offense", 0), defense)
     lots, lands = lot_chances(casters), landing_chance(casters, acc)
     mean = float(sum(v * c for v, c in lots.items()))
-    return OddsBody(counts="lot", dice=f"{LOT_DICE[casters]}d6 lots ({casters})",
-                    rows=_rows(lots, LOT_NAMES), mean=round(mean, 4),
-                    outcomes=_chances(("lands", lands), ("misses", 1 - lands)))
+    return OddsBody(
+        counts="lot",
+        dice=f"{LOT_DICE[casters]}d6 lots ({casters})",
+        rows=_rows(lots, LOT_NAMES),
+        mean=round(mean, 4),
+        outcomes=_chances(("lands", lands), ("misses", 1 - lands)),
+    )
 
 
 # tide-of-battle has none: its attack adds whatever dice are thrown, which the
 # declaration does not name, and the engine has no odds for it.
 ODDS_BY_SYSTEM: dict[str, Callable[[Any, RollContext], OddsBody | None]] = {
-    "tide": tide_odds, "d6-pool": d6_pool_odds, "graded-d100": graded_odds,
+    "tide": tide_odds,
+    "d6-pool": d6_pool_odds,
+    "graded-d100": graded_odds,
     "battle-rhythm": rhythm_odds,
 }
 POOL_MODES = ("action", "group", "contest", "auction")
@@ -173,19 +197,29 @@ BANDED_MODES = ("action", "group")
 LOT_DICE = {"attacker": 2, "defender": 2, "both": 4, "none": 0}
 
 
-def session_payload(state: SessionState,
-                    readings: Mapping[str, Reading] | None = None) -> SessionPayload:
+def session_payload(
+    state: SessionState, readings: Mapping[str, Reading] | None = None
+) -> SessionPayload:
     """The retained `session`: system, sides, declared next roll, its odds, recent rolls."""
     bar = state.bar()
-    history = [HistoryItem(id=r.id, seq=r.seq, summary=r.outcome.summary,
-                           dice=[str(d) for d in r.roll.dice])
-               for r in state.history[-HISTORY_LENGTH:]]
+    history = [
+        HistoryItem(
+            id=r.id, seq=r.seq, summary=r.outcome.summary, dice=[str(d) for d in r.roll.dice]
+        )
+        for r in state.history[-HISTORY_LENGTH:]
+    ]
     return SessionPayload(
-        session_id=state.session_id, system=state.system,
-        sides={"a": SideBody(label=bar.label_a, colour=bar.colour_a),
-               "b": SideBody(label=bar.label_b, colour=bar.colour_b)},
-        declared=dump(state.declared), odds=declared_odds(state), history=history,
-        last_roll=_last_roll(state, readings or {}))
+        session_id=state.session_id,
+        system=state.system,
+        sides={
+            "a": SideBody(label=bar.label_a, colour=bar.colour_a),
+            "b": SideBody(label=bar.label_b, colour=bar.colour_b),
+        },
+        declared=dump(state.declared),
+        odds=declared_odds(state),
+        history=history,
+        last_roll=_last_roll(state, readings or {}),
+    )
 
 
 def _last_roll(state: SessionState, readings: Mapping[str, Reading]) -> RollEvent | None:
@@ -197,8 +231,12 @@ def _last_roll(state: SessionState, readings: Mapping[str, Reading]) -> RollEven
 
 def _reading_die(item: Mapping[str, Any]) -> DieRead:
     """A die from the camera's reading (vision calls the kind `die`); other keys are left out."""
-    return DieRead(kind=item.get("kind", item.get("die")), value=item["value"],
-                   confidence=item.get("confidence"), box=item.get("box"))
+    return DieRead(
+        kind=item.get("kind", item.get("die")),
+        value=item["value"],
+        confidence=item.get("confidence"),
+        box=item.get("box"),
+    )
 
 
 def dice_read(dice: Sequence[Mapping[str, Any]], reading: Reading | None) -> list[DieRead]:
@@ -212,22 +250,35 @@ def dice_read(dice: Sequence[Mapping[str, Any]], reading: Reading | None) -> lis
     return seen
 
 
-def roll_event(record: Mapping[str, Any], phase: Phase,
-               reading: Reading | None = None) -> RollEvent:
+def roll_event(
+    record: Mapping[str, Any], phase: Phase, reading: Reading | None = None
+) -> RollEvent:
     """A `roll` event (result or undone) from a dumped RollRecord."""
     outcome = record["outcome"]
     motions = [MotionBody(**m) for m in outcome.get("motions", [])]
     return RollEvent(
-        event=f"{record['id']}:{phase}", id=record["id"], seq=record["seq"], phase=phase,
-        system=record["system"], roller=record["roll"].get("roller", ""),
-        context=record["context"], dice=dice_read(record["roll"]["dice"], reading),
+        event=f"{record['id']}:{phase}",
+        id=record["id"],
+        seq=record["seq"],
+        phase=phase,
+        system=record["system"],
+        roller=record["roll"].get("roller", ""),
+        context=record["context"],
+        dice=dice_read(record["roll"]["dice"], reading),
         outcome=OutcomeBody(summary=outcome["summary"], facts=outcome.get("facts", {})),
-        motions=motions)
+        motions=motions,
+    )
 
 
 def seen_event(state: SessionState, reading: Reading) -> RollEvent:
     """The `new` event for dice just seen, under the id the roll will be recorded with."""
     roll_id = f"{state.session_id}-{state.next_seq}"
-    return RollEvent(event=f"{roll_id}:new", id=roll_id, seq=state.next_seq, phase="new",
-                     system=state.system, context=dump(state.declared),
-                     dice=[_reading_die(item) for item in reading])
+    return RollEvent(
+        event=f"{roll_id}:new",
+        id=roll_id,
+        seq=state.next_seq,
+        phase="new",
+        system=state.system,
+        context=dump(state.declared),
+        dice=[_reading_die(item) for item in reading],
+    )

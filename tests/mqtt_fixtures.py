@@ -36,8 +36,9 @@ def free_port() -> int:
         return port
 
 
-def wait_listening(port: int, timeout: float = WAIT,
-                   alive: Callable[[], bool] = lambda: True) -> None:
+def wait_listening(
+    port: int, timeout: float = WAIT, alive: Callable[[], bool] = lambda: True
+) -> None:
     """Return once something accepts connections on 127.0.0.1:`port`, while `alive()`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and alive():
@@ -83,11 +84,13 @@ class Mosquitto:
         # `user root`: as root, mosquitto would otherwise switch to a user that cannot
         # write the test's persistence folder.
         anonymous = "" if "password_file" in self.extra else "allow_anonymous true\n"
-        return (f"user root\npersistence true\npersistence_location {self.workdir}/\n"
-                f"autosave_interval 1\nlog_dest file {self.workdir}/mosquitto.log\n"
-                f"log_type all\n{anonymous}{self.extra}"
-                f"listener {self.port} 127.0.0.1\n{self.tcp_options}"
-                f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n")
+        return (
+            f"user root\npersistence true\npersistence_location {self.workdir}/\n"
+            f"autosave_interval 1\nlog_dest file {self.workdir}/mosquitto.log\n"
+            f"log_type all\n{anonymous}{self.extra}"
+            f"listener {self.port} 127.0.0.1\n{self.tcp_options}"
+            f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n"
+        )
 
     def start(self) -> Mosquitto:
         """Run Mosquitto; a port taken by another process in the meantime is chosen anew
@@ -103,8 +106,11 @@ class Mosquitto:
         raise RuntimeError(f"mosquitto did not start; its log:\n{self._log_text()}")
 
     def _started(self) -> bool:
-        self.process = subprocess.Popen([mosquitto_binary(), "-c", str(self.config)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            [mosquitto_binary(), "-c", str(self.config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         process = self.process
         try:
             for port in (self.port, self.ws_port):
@@ -156,8 +162,13 @@ class Mosquitto:
 
 
 def broker_settings(port: int, ws_port: int, **changes: Any) -> MqttSettings:
-    values: dict[str, Any] = {"host": "127.0.0.1", "port": port, "ws_port": ws_port,
-                              "table": f"t{next(_ids)}", "reconnect_max": 2}
+    values: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": port,
+        "ws_port": ws_port,
+        "table": f"t{next(_ids)}",
+        "reconnect_max": 2,
+    }
     return MqttSettings(**{**values, **changes})
 
 
@@ -215,13 +226,19 @@ def any_broker(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Mosqu
 class Listener:
     """A test client that records every message on the topics it follows."""
 
-    def __init__(self, settings: MqttSettings, *topics: str, persistent: bool = False,
-                 client_id: str | None = None) -> None:
+    def __init__(
+        self,
+        settings: MqttSettings,
+        *topics: str,
+        persistent: bool = False,
+        client_id: str | None = None,
+    ) -> None:
         self.messages: queue.Queue[Message] = queue.Queue()
         self.seen: list[Message] = []
         self.topics = topics
-        self.client = BrokerClient(settings, client_id or f"listener-{next(_ids)}",
-                                   persistent=persistent)
+        self.client = BrokerClient(
+            settings, client_id or f"listener-{next(_ids)}", persistent=persistent
+        )
         self._subacks: queue.Queue[list[Any]] = queue.Queue()
         # BrokerClient has no SUBACK hook of its own; the test reaches into its paho client.
         self.client._client.on_subscribe = lambda _c, _u, _mid, codes, *_: self._subacks.put(codes)
@@ -269,14 +286,21 @@ class Listener:
             self.seen.append(message)
             if check(message):
                 return message
-        raise AssertionError(f"no matching message within {timeout} s; got "
-                             f"{[(m.topic, m.payload[:80]) for m in self.seen]}")
+        raise AssertionError(
+            f"no matching message within {timeout} s; got "
+            f"{[(m.topic, m.payload[:80]) for m in self.seen]}"
+        )
 
-    def json_on(self, topic: str, check: Callable[[dict[str, Any]], bool] = lambda _: True,
-                timeout: float = WAIT) -> dict[str, Any]:
+    def json_on(
+        self,
+        topic: str,
+        check: Callable[[dict[str, Any]], bool] = lambda _: True,
+        timeout: float = WAIT,
+    ) -> dict[str, Any]:
         """The JSON body of the first message on `topic` that passes `check`."""
-        message = self.wait_for(lambda m: m.topic == topic and check(json.loads(m.payload)),
-                                timeout)
+        message = self.wait_for(
+            lambda m: m.topic == topic and check(json.loads(m.payload)), timeout
+        )
         body: dict[str, Any] = json.loads(message.payload)
         return body
 

@@ -30,8 +30,9 @@ PCS = Roster(plain=4)
 GOBLINS = Roster(plain=11, complex=1)  # 11 Squatters and a Flayer counting as 2
 
 
-def gm(tide: BattleTide, mode: str, side: Side | None = None, actor: str = "",
-       **params: Any) -> tuple[BattleTide, dict[str, Any]]:
+def gm(
+    tide: BattleTide, mode: str, side: Side | None = None, actor: str = "", **params: Any
+) -> tuple[BattleTide, dict[str, Any]]:
     ctx = RollContext(actor=actor, side=side, mode=mode, params=params)
     tide, out = SYSTEM.resolve(tide, ctx, Roll(()), {})
     return tide, {**out.facts, "motions": out.motions}
@@ -123,14 +124,17 @@ def test_three_sides_only_one_is_favoured_at_a_time() -> None:
     assert (bar.label_a, bar.position) == ("Town", -2)
 
 
-@pytest.mark.parametrize(("settings_", "match"), [
-    ({"sides": ["A"]}, "2..26 sides"),
-    ({"morale": [1]}, "morale"),
-    ({"home": "z"}, "unknown side"),
-    ({"numbers": [4, {"plain": -1}]}, "plain"),
-    ({"numbers": [4, {"heroes": 1}]}, "heroes"),
-    ({"weather": "rain"}, "weather"),
-])
+@pytest.mark.parametrize(
+    ("settings_", "match"),
+    [
+        ({"sides": ["A"]}, "2..26 sides"),
+        ({"morale": [1]}, "morale"),
+        ({"home": "z"}, "unknown side"),
+        ({"numbers": [4, {"plain": -1}]}, "plain"),
+        ({"numbers": [4, {"heroes": 1}]}, "heroes"),
+        ({"weather": "rain"}, "weather"),
+    ],
+)
 def test_bad_settings_name_the_field(settings_: dict[str, Any], match: str) -> None:
     with pytest.raises(RuleError, match=match):
         start(settings_)
@@ -139,8 +143,7 @@ def test_bad_settings_name_the_field(settings_: dict[str, Any], match: str) -> N
 def test_gm_actions_refuse_dice_and_unknown_params() -> None:
     tide = BattleTide()
     with pytest.raises(RuleError, match="GM action"):
-        SYSTEM.resolve(tide, RollContext(mode="shift", side="a"),
-                       Roll((Die(DieKind.D6, 3),)), {})
+        SYSTEM.resolve(tide, RollContext(mode="shift", side="a"), Roll((Die(DieKind.D6, 3),)), {})
     with pytest.raises(RuleError, match="speed"):
         gm(tide, "shift", side="a", speed=2)
     with pytest.raises(RuleError, match="steps"):
@@ -152,18 +155,19 @@ def test_tracker_round_trips_and_session_switches_and_undoes() -> None:
     adapter = TypeAdapter(SYSTEM.state_type)
     assert adapter.validate_python(adapter.dump_python(tide, mode="json")) == tide
     state = switch_system(new_session("s"), "tide-of-battle", {"morale": [0, 2]})
-    state, _ = record_roll(state, Roll(()), RollContext(mode="shift", side="a",
-                                                        params={"steps": 3}))
+    state, _ = record_roll(
+        state, Roll(()), RollContext(mode="shift", side="a", params={"steps": 3})
+    )
     assert state.bar().position == -1
     state, _ = undo(state)
     assert state.bar().position == 2
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 9)), max_size=25),
-       st.integers(1, 8))
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 9)), max_size=25), st.integers(1, 8))
 def test_signed_tide_is_the_sum_of_its_shifts_and_stays_on_the_bar(
-        shifts: list[tuple[int, int]], span: int) -> None:
+    shifts: list[tuple[int, int]], span: int
+) -> None:
     tide, total = BattleTide(span=span), 0
     for side, steps in shifts:
         tide = shift(tide, side, steps, "x")

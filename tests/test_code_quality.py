@@ -11,17 +11,37 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "vision", "mqtt", "firmware")
-TOP_LEVEL = {"pyproject.toml", "README.md", "LICENSE", "docs", "bench", ".ci", "tests",
-             "enclosure", *PACKAGES}
+TOP_LEVEL = {
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "docs",
+    "bench",
+    ".ci",
+    "tests",
+    "enclosure",
+    *PACKAGES,
+}
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_ruff_is_clean() -> None:
     result = _run("ruff", "check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    result = _run("ruff", "format", "--check", ".")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

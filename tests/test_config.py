@@ -14,8 +14,9 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "firmware" / "tidetower.example.
 
 def _with_reader(tmp_path: Path, lines: str) -> Path:
     path = tmp_path / "tower.toml"
-    path.write_text(EXAMPLE.read_text(encoding="utf-8") + "\n[camera.reader]\n" + lines,
-                    encoding="utf-8")
+    path.write_text(
+        EXAMPLE.read_text(encoding="utf-8") + "\n[camera.reader]\n" + lines, encoding="utf-8"
+    )
     return path
 
 
@@ -48,8 +49,11 @@ def test_asking_for_more_face_readers_than_shipped_fails_at_start(tmp_path: Path
 
 def test_a_missing_profile_or_unknown_pin_fails_at_start(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as error:
-        load_config(_with_reader(tmp_path, f'profile = "{tmp_path / "nowhere"}"\n'
-                                           'pins = {d20 = "mauve"}\n'))
+        load_config(
+            _with_reader(
+                tmp_path, f'profile = "{tmp_path / "nowhere"}"\npins = {{d20 = "mauve"}}\n'
+            )
+        )
     message = str(error.value)
     assert "camera.reader.profile" in message and "no profile in" in message
     assert "camera.reader.pins" in message and "'mauve' is not a colour" in message

@@ -34,9 +34,15 @@ def d6(*faces: int) -> Roll:
     return Roll(tuple(Die(DieKind.D6, f) for f in faces))
 
 
-def play(table: t.D6Table, faces: tuple[int, ...] = (), mode: str = "", actor: str = "",
-         earlier: Mapping[str, RollRecord] | None = None, reply_to: str | None = None,
-         **params: Any) -> tuple[t.D6Table, dict[str, Any]]:
+def play(
+    table: t.D6Table,
+    faces: tuple[int, ...] = (),
+    mode: str = "",
+    actor: str = "",
+    earlier: Mapping[str, RollRecord] | None = None,
+    reply_to: str | None = None,
+    **params: Any,
+) -> tuple[t.D6Table, dict[str, Any]]:
     ctx = RollContext(actor=actor, mode=mode, params=params, reply_to=reply_to)
     table, out = SYSTEM.resolve(table, ctx, d6(*faces), earlier or {})
     return table, dict(out.facts)
@@ -50,6 +56,7 @@ def fresh(**settings: Any) -> t.D6Table:
 
 # --- Kira's quick start (seed 002, 1.6) and 3.4.2 -----------------------------------------
 
+
 def test_kira_prowls_5_and_2_one_hit_is_a_partial_success() -> None:
     _, facts = play(fresh(), (5, 2), actor="Kira", rating=2, difficulty=1)
     assert (facts["hits"], facts["result"], facts["excess"]) == (1, "partial", 0)
@@ -61,16 +68,25 @@ def test_kira_surveys_4_and_3_two_hits_is_a_full_success() -> None:
 
 
 def test_kira_shoots_6_and_4_at_4_plus_full_with_one_excess_and_gains_momentum() -> None:
-    table, facts = play(fresh(), (6, 4), actor="Kira", rating=2, action="shoot",
-                        threshold=4, combat=True)
+    table, facts = play(
+        fresh(), (6, 4), actor="Kira", rating=2, action="shoot", threshold=4, combat=True
+    )
     assert (facts["hits"], facts["result"], facts["excess"]) == (2, "full", 1)
     assert facts["momentum_gained"] and table.has_momentum("Kira")
 
 
 def test_kira_strikes_5_and_5_spends_momentum_for_one_more_harm_level() -> None:
     table = t.set_momentum(fresh(), "Kira", True)
-    table, facts = play(table, (5, 5), actor="Kira", rating=2, action="strike", difficulty=1,
-                        spend_momentum=True, harm=1)
+    table, facts = play(
+        table,
+        (5, 5),
+        actor="Kira",
+        rating=2,
+        action="strike",
+        difficulty=1,
+        spend_momentum=True,
+        harm=1,
+    )
     assert facts["threshold"] == 4 and facts["result"] == "full" and facts["excess"] == 1
     assert facts["momentum_spent"] and facts["harm"] == 1 + 1 + 1
     assert table.has_momentum("Kira")  # the strike's own excess hit grants it again
@@ -93,8 +109,9 @@ def test_spending_momentum_without_it_is_refused() -> None:
 
 def test_partial_strike_spends_momentum_only_if_the_table_allows() -> None:
     strict = t.set_momentum(fresh(momentum_spend="full"), "Kira", True)
-    table, facts = play(strict, (5, 1), actor="Kira", rating=2, action="strike",
-                        spend_momentum=True)
+    table, facts = play(
+        strict, (5, 1), actor="Kira", rating=2, action="strike", spend_momentum=True
+    )
     assert facts["result"] == "partial" and not facts["momentum_spent"]
     assert table.has_momentum("Kira")
     loose = t.set_momentum(fresh(), "Kira", True)
@@ -109,6 +126,7 @@ def test_end_of_combat_expires_momentum() -> None:
 
 
 # --- reading the tray: explosions and traitor dice --------------------------------------
+
 
 def test_pair_of_sixes_needs_its_bonus_die_and_chains_on() -> None:
     with pytest.raises(RuleError, match="missing bonus"):
@@ -145,6 +163,7 @@ def test_outcome_table() -> None:
 
 
 # --- push, assist, resistance, stress ------------------------------------------------------
+
 
 def test_push_for_a_die_costs_two_stress_and_adds_the_die() -> None:
     table, facts = play(fresh(), (4, 1, 5), actor="Kira", rating=2, push="die")
@@ -188,6 +207,7 @@ def test_a_filled_stress_track_overwhelms_into_a_condition() -> None:
 
 # --- contests, auctions, group actions, fortune ----------------------------------------------
 
+
 def test_grab_for_the_sword_two_hits_beat_one() -> None:
     assert contest((1, 0), (2, 0)) == ("b", 1, "more hits")
     assert contest((2, 1), (2, 0))[0] == "a"
@@ -196,11 +216,15 @@ def test_grab_for_the_sword_two_hits_beat_one() -> None:
 
 def test_contest_through_the_session_reply_chain() -> None:
     state = new_session("c", "d6-pool")
-    state, first = record_roll(state, d6(4, 1), RollContext(actor="Ann", mode="contest",
-                                                            params={"rating": 2}))
+    state, first = record_roll(
+        state, d6(4, 1), RollContext(actor="Ann", mode="contest", params={"rating": 2})
+    )
     assert first.outcome.facts["awaiting_reply"]
-    state, reply = record_roll(state, d6(5, 3), RollContext(
-        actor="Bo", mode="contest", reply_to=first.id, params={"rating": 2}))
+    state, reply = record_roll(
+        state,
+        d6(5, 3),
+        RollContext(actor="Bo", mode="contest", reply_to=first.id, params={"rating": 2}),
+    )
     assert reply.outcome.facts["winner"] == "Bo" and reply.outcome.facts["excess"] == 1
 
 
@@ -248,12 +272,21 @@ def test_auction_through_the_system_keeps_hits_hidden_until_reveal() -> None:
 
 def test_group_action_takes_the_best_result_and_charges_the_leader() -> None:
     state = new_session("g", "d6-pool")
-    state, lead = record_roll(state, d6(1, 2), RollContext(actor="Lea", mode="group",
-                                                           params={"rating": 2}))
-    state, _ = record_roll(state, d6(5, 4), RollContext(
-        actor="Bo", mode="group", reply_to=lead.id, params={"rating": 2}))
-    state, last = record_roll(state, d6(2,), RollContext(
-        actor="Cy", mode="group", reply_to=lead.id, params={"rating": 1}))
+    state, lead = record_roll(
+        state, d6(1, 2), RollContext(actor="Lea", mode="group", params={"rating": 2})
+    )
+    state, _ = record_roll(
+        state,
+        d6(5, 4),
+        RollContext(actor="Bo", mode="group", reply_to=lead.id, params={"rating": 2}),
+    )
+    state, last = record_roll(
+        state,
+        d6(
+            2,
+        ),
+        RollContext(actor="Cy", mode="group", reply_to=lead.id, params={"rating": 1}),
+    )
     assert last.outcome.facts["group_result"] == "full"
     assert last.outcome.facts["group_best_by"] == "Bo"
     assert state.tracker.stress_of("Lea").stress == 2  # Lea's own bad roll and Cy's
@@ -271,6 +304,7 @@ def test_fortune_rolls_on_the_likelihood_ladder() -> None:
 
 
 # --- clocks --------------------------------------------------------------------------------
+
 
 def test_clocks_tick_partial_one_full_one_plus_excess() -> None:
     table, _ = play(fresh(), mode="new-clock", clock="Forest", size=6)
@@ -300,16 +334,21 @@ def test_bad_clock_declarations_are_refused() -> None:
 
 # --- bad input changes nothing -----------------------------------------------------------
 
-@pytest.mark.parametrize(("faces", "params", "match"), [
-    ((4, 2), {"rating": 2, "speed": 3}, "speed"),
-    ((4, 2), {"rating": 2, "threshold": 5}, "threshold"),
-    ((4, 2), {"rating": 2, "difficulty": 0}, "difficulty"),
-    ((4, 2), {"rating": 2, "push": "luck"}, "push"),
-    ((4,), {"rating": 2}, "tray shows 1"),
-    ((4, 2), {}, "rating"),
-])
-def test_bad_declarations_name_the_field(faces: tuple[int, ...], params: dict[str, Any],
-                                         match: str) -> None:
+
+@pytest.mark.parametrize(
+    ("faces", "params", "match"),
+    [
+        ((4, 2), {"rating": 2, "speed": 3}, "speed"),
+        ((4, 2), {"rating": 2, "threshold": 5}, "threshold"),
+        ((4, 2), {"rating": 2, "difficulty": 0}, "difficulty"),
+        ((4, 2), {"rating": 2, "push": "luck"}, "push"),
+        ((4,), {"rating": 2}, "tray shows 1"),
+        ((4, 2), {}, "rating"),
+    ],
+)
+def test_bad_declarations_name_the_field(
+    faces: tuple[int, ...], params: dict[str, Any], match: str
+) -> None:
     table = fresh()
     with pytest.raises(RuleError, match=match):
         play(table, faces, actor="Kira", **params)
@@ -320,13 +359,13 @@ def test_dice_on_a_gm_action_and_foreign_dice_are_refused() -> None:
     with pytest.raises(RuleError, match="GM action"):
         play(fresh(), (3,), mode="end-combat")
     with pytest.raises(RuleError, match="d8"):
-        SYSTEM.resolve(fresh(), RollContext(params={"rating": 1}),
-                       Roll((Die(DieKind.D8, 3),)), {})
+        SYSTEM.resolve(fresh(), RollContext(params={"rating": 1}), Roll((Die(DieKind.D8, 3),)), {})
     with pytest.raises(RuleError, match="unknown d6-pool setting"):
         fresh(stress=3)
 
 
 # --- the tracker round-trips and stays in bounds -----------------------------------------
+
 
 def test_tracker_round_trips_through_json() -> None:
     table, _ = play(fresh(stress_max=10), mode="new-clock", clock="Ward", size=6)
@@ -339,8 +378,9 @@ def test_tracker_round_trips_through_json() -> None:
 def test_session_switches_to_d6_pool_and_undoes_a_gm_action() -> None:
     state = new_session("s", "tide")
     state = switch_system(state, "d6-pool", {"stress_max": 8})
-    state, _ = record_roll(state, Roll(()), RollContext(mode="new-clock",
-                                                        params={"clock": "Alarm", "size": 4}))
+    state, _ = record_roll(
+        state, Roll(()), RollContext(mode="new-clock", params={"clock": "Alarm", "size": 4})
+    )
     assert state.bar().segments == (("Alarm", 0, 4),)
     state, _ = undo(state)
     assert state.tracker.clocks == ()
@@ -354,8 +394,9 @@ actions = st.one_of(
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 16), st.lists(actions, max_size=30))
-def test_clocks_and_stress_never_leave_their_bounds(size: int, steps: list[tuple[str, int]]
-                                                    ) -> None:
+def test_clocks_and_stress_never_leave_their_bounds(
+    size: int, steps: list[tuple[str, int]]
+) -> None:
     table = t.add_clock(fresh(), Clock("C", size))
     for kind, amount in steps:
         if kind == "tick":

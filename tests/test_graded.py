@@ -23,19 +23,38 @@ def roll100(value: int) -> Roll:
     return Roll((Die(DieKind.D100, value),))
 
 
-def act(fight: GradedFight, mode: str, face: int | None = None, side: Side = "a",
-        actor: str = "", **params: Any) -> tuple[GradedFight, dict[str, Any]]:
+def act(
+    fight: GradedFight,
+    mode: str,
+    face: int | None = None,
+    side: Side = "a",
+    actor: str = "",
+    **params: Any,
+) -> tuple[GradedFight, dict[str, Any]]:
     roll = roll100(face) if face is not None else Roll(())
-    fight, out = SYSTEM.resolve(fight, RollContext(actor=actor, side=side, mode=mode,
-                                                   params=params), roll, {})
+    fight, out = SYSTEM.resolve(
+        fight, RollContext(actor=actor, side=side, mode=mode, params=params), roll, {}
+    )
     return fight, dict(out.facts)
 
 
-@pytest.mark.parametrize(("margin", "grade"), [
-    (25, "CRITICAL"), (24, "CLEAN"), (12, "CLEAN"), (11, "SOLID"), (0, "SOLID"),
-    (-1, "GLANCING"), (-9, "GLANCING"), (-10, "DEFLECTED"), (-19, "DEFLECTED"),
-    (-20, "WHIFF"), (-29, "WHIFF"), (-30, "BACKFIRE"),
-])
+@pytest.mark.parametrize(
+    ("margin", "grade"),
+    [
+        (25, "CRITICAL"),
+        (24, "CLEAN"),
+        (12, "CLEAN"),
+        (11, "SOLID"),
+        (0, "SOLID"),
+        (-1, "GLANCING"),
+        (-9, "GLANCING"),
+        (-10, "DEFLECTED"),
+        (-19, "DEFLECTED"),
+        (-20, "WHIFF"),
+        (-29, "WHIFF"),
+        (-30, "BACKFIRE"),
+    ],
+)
 def test_margin_sets_the_grade_by_the_seed_table(margin: int, grade: str) -> None:
     assert g.grade(margin) == grade
 
@@ -53,13 +72,21 @@ def test_heroes_start_from_80_and_enemies_from_65() -> None:
 
 def test_every_grade_term_adds_to_the_chance() -> None:
     parts = g.chance_parts("hero", "brilliant", "reckless", "difficult", 30, 2, 65)
-    assert parts == {"base": 80, "tactics": 12, "risk": -20, "target": -8, "gap": 12,
-                     "momentum": 2, "exhaustion": -10}
+    assert parts == {
+        "base": 80,
+        "tactics": 12,
+        "risk": -20,
+        "target": -8,
+        "gap": 12,
+        "momentum": 2,
+        "exhaustion": -10,
+    }
     assert g.chance_parts("enemy", "poor", "aggressive", "easy", -25)["gap"] == -10
 
 
-@pytest.mark.parametrize(("spent", "penalty"), [(40, 0), (41, -5), (60, -5), (61, -10),
-                                                 (80, -10), (81, -15), (100, -15)])
+@pytest.mark.parametrize(
+    ("spent", "penalty"), [(40, 0), (41, -5), (60, -5), (61, -10), (80, -10), (81, -15), (100, -15)]
+)
 def test_exhaustion_past_40_60_80_percent(spent: int, penalty: int) -> None:
     assert g.exhaustion(spent) == penalty
 
@@ -136,13 +163,18 @@ def test_chance_is_kept_between_the_tables_floor_and_ceiling() -> None:
     assert facts["chance"] == 100
 
 
-@pytest.mark.parametrize(("params", "match"), [
-    ({"tactics": "sneaky"}, "tactics"), ({"risk": "yolo"}, "risk"),
-    ({"spent": 120}, "spent"), ({"chance": -3}, "chance"), ({"rank": "Z"}, "rank"),
-    ({"colour": "red"}, "colour"),
-])
-def test_bad_grades_name_the_field_and_change_nothing(params: dict[str, Any], match: str
-                                                      ) -> None:
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"tactics": "sneaky"}, "tactics"),
+        ({"risk": "yolo"}, "risk"),
+        ({"spent": 120}, "spent"),
+        ({"chance": -3}, "chance"),
+        ({"rank": "Z"}, "rank"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_bad_grades_name_the_field_and_change_nothing(params: dict[str, Any], match: str) -> None:
     fight = SYSTEM.initial_state({})
     with pytest.raises(RuleError, match=match):
         act(fight, "attack", 50, **params)
@@ -150,8 +182,9 @@ def test_bad_grades_name_the_field_and_change_nothing(params: dict[str, Any], ma
 
 
 def test_tracker_round_trips_and_session_switches() -> None:
-    fight, _ = act(add_momentum(SYSTEM.initial_state({"momentum_cap": 6}), "a", 3),
-                   "defence", 20, actor="Ren")
+    fight, _ = act(
+        add_momentum(SYSTEM.initial_state({"momentum_cap": 6}), "a", 3), "defence", 20, actor="Ren"
+    )
     adapter = TypeAdapter(SYSTEM.state_type)
     assert adapter.validate_python(adapter.dump_python(fight, mode="json")) == fight
     state = switch_system(new_session("s"), "graded-d100")
@@ -160,13 +193,18 @@ def test_tracker_round_trips_and_session_switches() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 20), st.lists(st.one_of(
-    st.tuples(st.just("attack"), st.sampled_from(["a", "b"]), st.integers(1, 100)),
-    st.tuples(st.just("momentum"), st.sampled_from(["a", "b"]), st.integers(-10, 10)),
-    st.tuples(st.just("end-turn"), st.just("a"), st.just(0)),
-), max_size=30))
-def test_side_momentum_never_leaves_its_cap(cap: int, steps: list[tuple[str, Side, int]]
-                                            ) -> None:
+@given(
+    st.integers(1, 20),
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("attack"), st.sampled_from(["a", "b"]), st.integers(1, 100)),
+            st.tuples(st.just("momentum"), st.sampled_from(["a", "b"]), st.integers(-10, 10)),
+            st.tuples(st.just("end-turn"), st.just("a"), st.just(0)),
+        ),
+        max_size=30,
+    ),
+)
+def test_side_momentum_never_leaves_its_cap(cap: int, steps: list[tuple[str, Side, int]]) -> None:
     fight = SYSTEM.initial_state({"momentum_cap": cap})
     for kind, side, n in steps:
         if kind == "attack":

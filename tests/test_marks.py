@@ -21,8 +21,9 @@ def _at_least(dist: dict[int, Fraction], marks: int) -> Fraction:
 @pytest.mark.parametrize("rule", [MarksRule(), MarksRule("step"), MarksRule(threshold=4)])
 @pytest.mark.parametrize("dice", [1, 3, 6])
 def test_a_bigger_tier_is_a_stronger_pool(rule: MarksRule, dice: int) -> None:
-    d6, d8, d12 = (pool_distribution(dice, tier, rule)
-                   for tier in (DieKind.D6, DieKind.D8, DieKind.D12))
+    d6, d8, d12 = (
+        pool_distribution(dice, tier, rule) for tier in (DieKind.D6, DieKind.D8, DieKind.D12)
+    )
     assert _mean(d6) < _mean(d8) < _mean(d12)
     for marks in range(1, dice + 1):  # stochastic dominance, not just a better average
         assert _at_least(d6, marks) <= _at_least(d8, marks) <= _at_least(d12, marks)

@@ -46,16 +46,19 @@ class Gm:
     def send(self, name: str, body: dict[str, Any] | bytes, request: str) -> dict[str, Any]:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         assert self.listener.client.publish(self.topics.command(name), raw, qos=1)
-        return self.listener.json_on(self.topics.command_result,
-                                     lambda b: b["id"] == request and b["command"] == name)
+        return self.listener.json_on(
+            self.topics.command_result, lambda b: b["id"] == request and b["command"] == name
+        )
 
 
 @pytest.fixture
 def tower(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[tuple[TablePublisher, Gm, Listener]]:
     settings = mosquitto.settings()
     topics = Topics.of(settings)
-    with TablePublisher(Table(tmp_path / "s.db"), settings, ReadLoop()) as publisher, \
-            Listener(settings, topics.command_result, topics.tide) as listener:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings, ReadLoop()) as publisher,
+        Listener(settings, topics.command_result, topics.tide) as listener,
+    ):
         assert publisher.client.wait_connected(WAIT)
         listener.json_on(topics.tide)  # the tower has subscribed by the time it published
         yield publisher, Gm(listener, topics), listener
@@ -67,11 +70,21 @@ def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]
     assert reply["ok"] and reply["detail"] == {"position": 5}
     bar = listener.json_on(gm.topics.tide, lambda b: b["length"] == 11)
     assert bar["label_a"] == "Zhao" and bar["position"] == 5
-    declare = {"id": "d1", "actor": "Zhao", "side": "a", "tide_linked": True,
-               "mode": "unopposed", "pool": 1, "tier": "d8"}
+    declare = {
+        "id": "d1",
+        "actor": "Zhao",
+        "side": "a",
+        "tide_linked": True,
+        "mode": "unopposed",
+        "pool": 1,
+        "tier": "d8",
+    }
     assert gm.send("declare", declare, "d1")["ok"]
-    rolled = gm.send("roll", {"id": "r1", "dice": [{"kind": "d8", "value": 6},
-                                                    {"kind": "d20", "value": 1}]}, "r1")
+    rolled = gm.send(
+        "roll",
+        {"id": "r1", "dice": [{"kind": "d8", "value": 6}, {"kind": "d20", "value": 1}]},
+        "r1",
+    )
     assert rolled["ok"] and publisher.table.bar().position == 4
     undone = gm.send("undo", {"id": "u1"}, "u1")
     assert undone["detail"]["roll_id"] == rolled["detail"]["roll_id"]
@@ -80,7 +93,10 @@ def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]
     assert gm.send("reread", {"id": "x1"}, "x1")["ok"]
     assert gm.send("rethrow", {"id": "x2", "v": 1}, "x2")["ok"]
     assert publisher.desk.controls.calls == [  # type: ignore[union-attr]
-        ("die", 1, "d8", 7), ("reread",), ("rethrow",)]
+        ("die", 1, "d8", 7),
+        ("reread",),
+        ("rethrow",),
+    ]
 
 
 BAD = [
@@ -108,12 +124,21 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize(("name", "body", "field", "words"), BAD,
-                         ids=[b[1].get("id", f"no-id{i}") if isinstance(b[1], dict) else f"raw{i}"
-                              for i, b in enumerate(BAD)])
+@pytest.mark.parametrize(
+    ("name", "body", "field", "words"),
+    BAD,
+    ids=[
+        b[1].get("id", f"no-id{i}") if isinstance(b[1], dict) else f"raw{i}"
+        for i, b in enumerate(BAD)
+    ],
+)
 def test_bad_commands_change_nothing_and_say_why(
-        tower: tuple[TablePublisher, Gm, Listener], name: str, body: dict[str, Any] | bytes,
-        field: str | None, words: str) -> None:
+    tower: tuple[TablePublisher, Gm, Listener],
+    name: str,
+    body: dict[str, Any] | bytes,
+    field: str | None,
+    words: str,
+) -> None:
     publisher, gm, _ = tower
     before = publisher.table.state
     # an oversized body is refused unread, so its reply cannot carry the request's id
@@ -155,16 +180,20 @@ topic readwrite wled/#
 """
 
 
-def test_a_display_user_cannot_send_commands(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_display_user_cannot_send_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     passwords = tmp_path / "passwords"
     for number, user in enumerate(("tower", "gm", "display")):
         flags = ["-c"] if number == 0 else []
-        subprocess.run(["mosquitto_passwd", "-b", *flags, str(passwords), user, f"{user}-pw"],
-                       check=True)
+        subprocess.run(
+            ["mosquitto_passwd", "-b", *flags, str(passwords), user, f"{user}-pw"], check=True
+        )
     (tmp_path / "acl").write_text(ACL)
-    broker = Mosquitto(tmp_path, extra=f"allow_anonymous false\npassword_file {passwords}\n"
-                                       f"acl_file {tmp_path / 'acl'}\n").start()
+    broker = Mosquitto(
+        tmp_path,
+        extra=f"allow_anonymous false\npassword_file {passwords}\nacl_file {tmp_path / 'acl'}\n",
+    ).start()
     for user in ("tower", "gm", "display"):
         monkeypatch.setenv(f"PW_{user.upper()}", f"{user}-pw")
     try:
@@ -180,10 +209,11 @@ def _display_refused_gm_obeyed(broker: Mosquitto, tmp_path: Path) -> None:
     def as_user(user: str) -> MqttSettings:
         return tower.model_copy(update={"username": user, "password_env": f"PW_{user.upper()}"})
 
-    with TablePublisher(Table(tmp_path / "s.db"), tower) as publisher, \
-            Listener(as_user("display"), topics.tide, topics.tower,
-                     topics.command_result) as display, \
-            Listener(as_user("gm"), topics.command_result) as gm:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), tower) as publisher,
+        Listener(as_user("display"), topics.tide, topics.tower, topics.command_result) as display,
+        Listener(as_user("gm"), topics.command_result) as gm,
+    ):
         assert display.json_on(topics.tide)["position"] == 8  # displays may read
         publisher.tower_state("idle")
         shown = display.wait_for(lambda m: m.topic == topics.tower and m.payload != b"")
@@ -205,11 +235,14 @@ class BrokenCamera(ReadLoop):
 
 
 def test_a_failure_inside_the_tower_is_reported_and_the_tower_keeps_going(
-        mosquitto: Mosquitto, tmp_path: Path) -> None:
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
     settings = mosquitto.settings()
     topics = Topics.of(settings)
-    with TablePublisher(Table(tmp_path / "s.db"), settings, BrokenCamera()) as publisher, \
-            Listener(settings, topics.command_result, topics.tide) as listener:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings, BrokenCamera()) as publisher,
+        Listener(settings, topics.command_result, topics.tide) as listener,
+    ):
         assert publisher.client.wait_connected(WAIT)
         listener.json_on(topics.tide)
         gm = Gm(listener, topics)

@@ -19,8 +19,14 @@ from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.teaching import TeachLink
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 PAGE_WAIT_MS = WAIT * 1000  # expect()'s 5 s default is too short for Chromium on a busy machine
 
 
@@ -41,16 +47,22 @@ def page(tmp_path: Path) -> Iterator[Page]:
 
 
 def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
-        mosquitto: Mosquitto, tmp_path: Path, page: Page) -> None:
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
+) -> None:
     settings = mosquitto.settings()
     table = Table(tmp_path / "s.db")
-    with TablePublisher(table, settings) as publisher, \
-            DisplayServer(settings, port=free_port()) as server:
+    with (
+        TablePublisher(table, settings) as publisher,
+        DisplayServer(settings, port=free_port()) as server,
+    ):
         page.goto(server.url)
         expect(page.locator("#tower")).to_have_text("tower online")
         expect(page.locator("#tide-position")).to_have_text("8")
-        table.declare(RollContext(actor="Zhao", side="a", tide_linked=True,
-                                  mode="unopposed", pool=2, tier=DieKind.D6))
+        table.declare(
+            RollContext(
+                actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=2, tier=DieKind.D6
+            )
+        )
         expect(page.locator("#declared")).to_contain_text("Zhao")
         expect(page.locator("#odds .row")).to_have_count(3)
         publisher.record(Roll((Die(DieKind.D6, 6), Die(DieKind.D6, 2), Die(DieKind.D20, 20))))
@@ -77,15 +89,17 @@ def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
 
 
 def test_the_page_opened_late_from_a_file_shows_the_bar_and_last_roll(
-        any_broker: Mosquitto | Embedded, tmp_path: Path, page: Page) -> None:
+    any_broker: Mosquitto | Embedded, tmp_path: Path, page: Page
+) -> None:
     settings = any_broker.settings()
     with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
         publisher.table.declare(RollContext(actor="Zhao", side="a", tide_linked=True))
         publisher.record(Roll((Die(DieKind.D8, 5), Die(DieKind.D20, 20))))
         assert publisher.wait_delivered(WAIT) and publisher.client.wait_connected(WAIT)
         html = export_page(tmp_path / "page")
-        page.goto(f"file://{html}?ws=ws://127.0.0.1:{any_broker.ws_port}/mqtt"
-                  f"&table={settings.table}")
+        page.goto(
+            f"file://{html}?ws=ws://127.0.0.1:{any_broker.ws_port}/mqtt&table={settings.table}"
+        )
         expect(page.locator("#tide-position")).to_have_text("9")
         expect(page.locator("#bar .cell")).to_have_count(16)
         expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")  # from `session`
@@ -109,18 +123,25 @@ class Tray:
 
 
 ATTENTION = {
-    "kind": "unreadable", "reason": "2 die(s) could not be read: face blurred; dice touching",
-    "unreadable": [{"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "face blurred"},
-                   {"index": 1, "box": [0.7, 0.5, 0.8, 0.64], "reason": "dice touching"}],
-    "dice": [{"kind": "d6", "value": 4, "confidence": 0.97, "box": [0.1, 0.1, 0.2, 0.24]}]}
+    "kind": "unreadable",
+    "reason": "2 die(s) could not be read: face blurred; dice touching",
+    "unreadable": [
+        {"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "face blurred"},
+        {"index": 1, "box": [0.7, 0.5, 0.8, 0.64], "reason": "dice touching"},
+    ],
+    "dice": [{"kind": "d6", "value": 4, "confidence": 0.97, "box": [0.1, 0.1, 0.2, 0.24]}],
+}
 
 
 def test_the_gm_fixes_an_unreadable_die_from_the_page(
-        mosquitto: Mosquitto, tmp_path: Path, page: Page) -> None:
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
+) -> None:
     settings = mosquitto.settings()
     tray: TowerControls = Tray()
-    with TablePublisher(Table(tmp_path / "s.db"), settings, tray) as publisher, \
-            DisplayServer(settings, port=free_port()) as server:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings, tray) as publisher,
+        DisplayServer(settings, port=free_port()) as server,
+    ):
         publisher.tower_state("needs-attention", ATTENTION)
         page.goto(server.url)
         expect(page.locator("#tower-state")).to_have_text("needs attention")
@@ -147,23 +168,39 @@ def test_the_gm_fixes_an_unreadable_die_from_the_page(
 
 
 NUMERAL_ATTENTION = {
-    "kind": "unreadable", "reason": "1 die(s) could not be read: unsure: d20 6 or 9 (0.55)",
-    "unreadable": [{"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "unsure: d20 6 or 9",
-                    "kind": "d20", "faces": [6, 9]}],
-    "dice": [{"kind": "d8", "value": 3, "confidence": 0.97, "box": [0.1, 0.1, 0.2, 0.24]}]}
+    "kind": "unreadable",
+    "reason": "1 die(s) could not be read: unsure: d20 6 or 9 (0.55)",
+    "unreadable": [
+        {
+            "index": 0,
+            "box": [0.3, 0.6, 0.4, 0.74],
+            "reason": "unsure: d20 6 or 9",
+            "kind": "d20",
+            "faces": [6, 9],
+        }
+    ],
+    "dice": [{"kind": "d8", "value": 3, "confidence": 0.97, "box": [0.1, 0.1, 0.2, 0.24]}],
+}
 
 
 def test_the_page_draws_each_kind_and_offers_the_readers_guesses_first(
-        mosquitto: Mosquitto, tmp_path: Path, page: Page) -> None:
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
+) -> None:
     settings = mosquitto.settings()
     tray: TowerControls = Tray()
-    with TablePublisher(Table(tmp_path / "s.db"), settings, tray) as publisher, \
-            DisplayServer(settings, port=free_port()) as server:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings, tray) as publisher,
+        DisplayServer(settings, port=free_port()) as server,
+    ):
         page.goto(server.url)
         expect(page.locator("#tower")).to_have_text("tower online")
-        publisher.roll_seen([{"die": "d10-tens", "value": 0, "confidence": 0.9},
-                             {"die": "d10", "value": 7, "confidence": 0.9},
-                             {"die": "d20", "value": 17, "confidence": 0.9}])
+        publisher.roll_seen(
+            [
+                {"die": "d10-tens", "value": 0, "confidence": 0.9},
+                {"die": "d10", "value": 7, "confidence": 0.9},
+                {"die": "d20", "value": 17, "confidence": 0.9},
+            ]
+        )
         expect(page.locator("#dice .die")).to_have_count(3)
         expect(page.locator("#dice .die[data-kind=d10-tens] text")).to_have_text("00")
         expect(page.locator("#dice .die[data-kind=d10] text")).to_have_text("7")
@@ -186,7 +223,8 @@ def test_the_page_draws_each_kind_and_offers_the_readers_guesses_first(
 
 
 def test_the_page_shows_the_teach_flow_and_confirms_a_face(
-        mosquitto: Mosquitto, page: Page) -> None:
+    mosquitto: Mosquitto, page: Page
+) -> None:
     settings = mosquitto.settings()
     with TeachLink(settings) as link, DisplayServer(settings, port=free_port()) as server:
         page.goto(server.url)

@@ -17,20 +17,34 @@ from tidetower.mqtt.topics import Topics
 
 def test_fields_keep_their_json_types() -> None:
     assert parse_fields(("index=0", "kind=d6", "value=4", "tide_linked=true")) == {
-        "index": 0, "kind": "d6", "value": 4, "tide_linked": True}
+        "index": 0,
+        "kind": "d6",
+        "value": 4,
+        "tide_linked": True,
+    }
 
 
 def test_gm_sets_up_the_tide_and_hears_refusals(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings()
     tide = Topics.of(settings).tide
-    where = ["--broker", f"127.0.0.1:{mosquitto.port}", "--table", settings.table,
-             "--timeout", str(WAIT)]  # the 5 s default is for a GM at a table, not a busy CI
+    where = [
+        "--broker",
+        f"127.0.0.1:{mosquitto.port}",
+        "--table",
+        settings.table,
+        "--timeout",
+        str(WAIT),
+    ]  # the 5 s default is for a GM at a table, not a busy CI
     runner = CliRunner()
-    with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher, \
-            Listener(settings, tide) as listener:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
+        Listener(settings, tide) as listener,
+    ):
         listener.json_on(tide)  # sent after the tower's SUBSCRIBE to commands: it hears them
-        ok = runner.invoke(main, ["gm", "tide", "weight_a=6", "weight_b=12", "size=battle",
-                                  "footing=severe-a", *where])
+        ok = runner.invoke(
+            main,
+            ["gm", "tide", "weight_a=6", "weight_b=12", "size=battle", "footing=severe-a", *where],
+        )
         assert ok.exit_code == 0, ok.output
         assert json.loads(ok.output)["ok"] is True
         assert (publisher.table.bar().high, publisher.table.bar().position) == (17, 6)

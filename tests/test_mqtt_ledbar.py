@@ -19,8 +19,17 @@ from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.publisher import TablePublisher
 
 CRIMSON, WHITE, TEAL = [220, 20, 60], [255, 255, 255], [0, 128, 128]
-BAR = TidePayload(system="tide", low=0, high=15, length=15, position=8, label_a="A",
-                  label_b="B", colour_a="#dc143c", colour_b="#008080")
+BAR = TidePayload(
+    system="tide",
+    low=0,
+    high=15,
+    length=15,
+    position=8,
+    label_a="A",
+    label_b="B",
+    colour_a="#dc143c",
+    colour_b="#008080",
+)
 
 
 def segments(message: bytes) -> list[tuple[int, int, list[int]]]:
@@ -50,14 +59,17 @@ def test_a_wled_strip_gets_the_right_segments(mosquitto: Mosquitto, tmp_path: Pa
 
 def test_positions_map_evenly_and_the_ends_reach_the_end_leds() -> None:
     assert bar_frame(BAR.model_copy(update={"position": 0}), 10, "a-first") == (
-        Span(0, 1, (255, 255, 255)), Span(1, 10, (0, 128, 128)))
+        Span(0, 1, (255, 255, 255)),
+        Span(1, 10, (0, 128, 128)),
+    )
     end = bar_frame(BAR.model_copy(update={"position": 15}), 10, "a-first")
     assert end[-1] == Span(9, 10, (255, 255, 255))
     mirrored = bar_frame(BAR.model_copy(update={"position": 15}), 10, "b-first")
     assert mirrored[0] == Span(0, 1, (255, 255, 255))
     leds = [bar_frame(BAR.model_copy(update={"position": p}), 16, "a-first") for p in range(16)]
     assert [next(s.start for s in f if s.colour == (255, 255, 255)) for f in leds] == list(
-        range(16))
+        range(16)
+    )
 
 
 def test_a_rout_flashes_the_winner_and_a_motion_walks() -> None:
@@ -80,10 +92,15 @@ def test_pixels_and_the_terminal_bar() -> None:
     assert "A collapse" in lines[-1] and "B collapse" in lines[-1]
 
 
-@given(high=st.integers(1, 200), count=st.integers(3, 300), data=st.data(),
-       orientation=st.sampled_from(["a-first", "b-first"]))
+@given(
+    high=st.integers(1, 200),
+    count=st.integers(3, 300),
+    data=st.data(),
+    orientation=st.sampled_from(["a-first", "b-first"]),
+)
 def test_every_frame_covers_the_strip_once_and_the_marker_moves_with_the_tide(
-        high: int, count: int, data: st.DataObject, orientation: str) -> None:
+    high: int, count: int, data: st.DataObject, orientation: str
+) -> None:
     position = data.draw(st.integers(0, high))
     bar = BAR.model_copy(update={"high": high, "length": high, "position": position})
     frame = bar_frame(bar, count, orientation)  # type: ignore[arg-type]

@@ -51,9 +51,12 @@ def test_a_tower_killed_outright_is_shown_offline(mosquitto: Mosquitto, tmp_path
         "from tidetower.mqtt.settings import MqttSettings\n"
         "p = TablePublisher(Table(sys.argv[2]), MqttSettings.model_validate_json(sys.argv[1]))\n"
         "p.start(); p.client.wait_connected(30); p.wait_delivered(30); print('up', flush=True)\n"
-        "time.sleep(60)\n")
-    tower = subprocess.Popen([sys.executable, "-c", script, settings.model_dump_json(),
-                              str(tmp_path / "s.db")], stdout=subprocess.PIPE)
+        "time.sleep(60)\n"
+    )
+    tower = subprocess.Popen(
+        [sys.executable, "-c", script, settings.model_dump_json(), str(tmp_path / "s.db")],
+        stdout=subprocess.PIPE,
+    )
     try:
         assert tower.stdout is not None and tower.stdout.readline() == b"up\n"
         with Listener(settings, topics.status) as listener:
@@ -65,18 +68,23 @@ def test_a_tower_killed_outright_is_shown_offline(mosquitto: Mosquitto, tmp_path
         tower.wait()
 
 
-def test_outbox_events_wait_for_the_next_start_of_the_tower(mosquitto: Mosquitto,
-                                                            tmp_path: Path) -> None:
+def test_outbox_events_wait_for_the_next_start_of_the_tower(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
     nowhere = mosquitto.settings().model_copy(update={"port": free_port()})  # no broker there
-    seen = [{"kind": d.kind.value, "value": d.face, "confidence": 0.9, "box": [0.1, 0.1, 0.2, 0.2]}
-            for d in ROLL.dice]
+    seen = [
+        {"kind": d.kind.value, "value": d.face, "confidence": 0.9, "box": [0.1, 0.1, 0.2, 0.2]}
+        for d in ROLL.dice
+    ]
     with TablePublisher(Table(tmp_path / "s.db"), nowhere) as publisher:
         ids = [publisher.record(ROLL, reading=seen).id for _ in range(3)]
     publisher.table.close()
     settings = mosquitto.settings(table=nowhere.table)
     topics = Topics.of(settings)
-    with Listener(settings, topics.roll) as listener, \
-            TablePublisher(Table(tmp_path / "s.db"), settings) as again:
+    with (
+        Listener(settings, topics.roll) as listener,
+        TablePublisher(Table(tmp_path / "s.db"), settings) as again,
+    ):
         assert again.wait_delivered(WAIT)
         last = listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
         got = [json.loads(m.payload)["id"] for m in listener.drain(0.2)]
@@ -85,12 +93,15 @@ def test_outbox_events_wait_for_the_next_start_of_the_tower(mosquitto: Mosquitto
     assert [d["confidence"] for d in last["dice"]] == [0.9] * len(ROLL.dice)
 
 
-def test_home_assistant_discovery_is_resent_on_its_birth(mosquitto: Mosquitto,
-                                                         tmp_path: Path) -> None:
+def test_home_assistant_discovery_is_resent_on_its_birth(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
     settings = mosquitto.settings(ha_discovery=True)
     config = f"homeassistant/sensor/tidetower_{settings.table}/tide/config"
-    with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher, \
-            Listener(settings, "homeassistant/#") as ha:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
+        Listener(settings, "homeassistant/#") as ha,
+    ):
         first = ha.wait_for(lambda m: m.topic == config)
         body = json.loads(first.payload)
         assert body["state_topic"] == publisher.topics.tide
@@ -103,8 +114,10 @@ def test_home_assistant_discovery_is_resent_on_its_birth(mosquitto: Mosquitto,
 
 def test_discovery_is_off_by_default(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings()
-    with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher, \
-            Listener(settings, "homeassistant/#") as ha:
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
+        Listener(settings, "homeassistant/#") as ha,
+    ):
         assert publisher.wait_delivered(WAIT)
         assert ha.drain(0.5) == []
 
@@ -130,8 +143,18 @@ def test_the_node_commands_take_broker_and_table(tmp_path: Path) -> None:
     runner = CliRunner()
     bad = runner.invoke(main, ["ledbar", "--broker", "nowhere"])
     assert bad.exit_code == 2 and "--broker must be HOST:PORT" in bad.output
-    out = runner.invoke(main, ["display", "--broker", "pi.local:1883", "--table", "north",
-                               "--export", str(tmp_path / "page")])
+    out = runner.invoke(
+        main,
+        [
+            "display",
+            "--broker",
+            "pi.local:1883",
+            "--table",
+            "north",
+            "--export",
+            str(tmp_path / "page"),
+        ],
+    )
     assert out.exit_code == 0, out.output
     assert "ws=ws://pi.local:9001/mqtt&table=north" in out.output
     assert (tmp_path / "page" / "mqttws.js").exists()
@@ -147,14 +170,52 @@ def _certificates(folder: Path) -> tuple[Path, Path, Path]:
 
     def openssl(*args: str) -> None:
         subprocess.run(["openssl", *args], check=True, capture_output=True)
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=test CA",
-            "-keyout", str(folder / "ca.key"), "-out", str(ca))
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-            "-keyout", str(key), "-out", str(folder / "server.csr"))
+
+    openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=test CA",
+        "-keyout",
+        str(folder / "ca.key"),
+        "-out",
+        str(ca),
+    )
+    openssl(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        str(key),
+        "-out",
+        str(folder / "server.csr"),
+    )
     (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
-    openssl("x509", "-req", "-in", str(folder / "server.csr"), "-CA", str(ca), "-CAkey",
-            str(folder / "ca.key"), "-CAcreateserial", "-days", "1", "-out", str(cert),
-            "-extfile", str(folder / "san.ext"))
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        str(folder / "server.csr"),
+        "-CA",
+        str(ca),
+        "-CAkey",
+        str(folder / "ca.key"),
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-out",
+        str(cert),
+        "-extfile",
+        str(folder / "san.ext"),
+    )
     return ca, cert, key
 
 
@@ -165,11 +226,15 @@ def test_tls_to_the_broker_with_the_tables_ca(tmp_path: Path) -> None:
     try:
         settings = broker.settings(tls=True, ca_file=str(ca))
         topics = Topics.of(settings)
-        with TablePublisher(Table(tmp_path / "s.db"), settings), \
-                Listener(settings, topics.tide) as listener:
+        with (
+            TablePublisher(Table(tmp_path / "s.db"), settings),
+            Listener(settings, topics.tide) as listener,
+        ):
             assert listener.json_on(topics.tide)["position"] == 8
-        stranger = TablePublisher(Table(tmp_path / "t.db"), settings.model_copy(
-            update={"ca_file": None, "table": "other"}))  # trusts only the system's CAs
+        stranger = TablePublisher(
+            Table(tmp_path / "t.db"),
+            settings.model_copy(update={"ca_file": None, "table": "other"}),
+        )  # trusts only the system's CAs
         with stranger:
             assert not stranger.client.wait_connected(1.5)
     finally:

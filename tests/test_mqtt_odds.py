@@ -36,8 +36,11 @@ from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.views import declared_odds, session_payload
 
 
-def declared(system: str, context: RollContext, settings: Mapping[str, Any] | None = None,
-             ) -> SessionState:
+def declared(
+    system: str,
+    context: RollContext,
+    settings: Mapping[str, Any] | None = None,
+) -> SessionState:
     """A fresh session of `system` with `context` declared through the engine."""
     return declare(new_session("odds", system, settings), context)
 
@@ -70,6 +73,7 @@ def d100(face: int) -> Roll:
 
 # --- tide ------------------------------------------------------------------------------------
 
+
 def test_a_tide_marks_pool_shows_each_marks_count() -> None:
     state = declared("tide", RollContext(actor="Zhao", side="a", pool=3, tier=DieKind.D12))
     odds = odds_of(state)
@@ -80,22 +84,29 @@ def test_a_tide_marks_pool_shows_each_marks_count() -> None:
 
 # --- d6-pool ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("params", "actor", "expected"), [
-    ({"rating": 3, "difficulty": 2}, "", (3, 2, 3)),
-    ({"rating": 2, "action": "strike"}, "", (2, 1, 4)),
-    ({"rating": 2, "action": "Defend", "threshold": 3}, "", (2, 1, 3)),
-    ({"rating": 2, "push": "die", "assists": ["Ivo", "Ren"], "bonus": -1}, "Kira", (4, 1, 3)),
-    ({"rating": 2, "push": "difficulty", "difficulty": 3}, "Kira", (2, 2, 3)),
-    ({"rating": 0, "action": "strike"}, "", (0, 1, 4)),
-    ({"rating": 1, "bonus": -3, "difficulty": 1}, "", (-2, 1, 3)),
-])
-def test_a_d6_action_roll_shows_the_pools_own_odds(params: dict[str, Any], actor: str,
-                                                    expected: tuple[int, int, int]) -> None:
+
+@pytest.mark.parametrize(
+    ("params", "actor", "expected"),
+    [
+        ({"rating": 3, "difficulty": 2}, "", (3, 2, 3)),
+        ({"rating": 2, "action": "strike"}, "", (2, 1, 4)),
+        ({"rating": 2, "action": "Defend", "threshold": 3}, "", (2, 1, 3)),
+        ({"rating": 2, "push": "die", "assists": ["Ivo", "Ren"], "bonus": -1}, "Kira", (4, 1, 3)),
+        ({"rating": 2, "push": "difficulty", "difficulty": 3}, "Kira", (2, 2, 3)),
+        ({"rating": 0, "action": "strike"}, "", (0, 1, 4)),
+        ({"rating": 1, "bonus": -3, "difficulty": 1}, "", (-2, 1, 3)),
+    ],
+)
+def test_a_d6_action_roll_shows_the_pools_own_odds(
+    params: dict[str, Any], actor: str, expected: tuple[int, int, int]
+) -> None:
     odds = odds_of(declared("d6-pool", RollContext(actor=actor, params=params)))
     exact = pool_odds(*expected)
     same(chances(odds), exact.hits)
-    same({o.label: o.chance for o in odds.outcomes},
-         {"bad": exact.bad, "partial": exact.partial, "full": exact.full})
+    same(
+        {o.label: o.chance for o in odds.outcomes},
+        {"bad": exact.bad, "partial": exact.partial, "full": exact.full},
+    )
     assert odds.explosion == float(exact.explosion) and odds.counts == "hits"
 
 
@@ -120,16 +131,21 @@ def test_traitor_odds_match_every_tray_the_system_resolves(settings: dict[str, A
 
 
 def test_a_d6_group_roll_shows_outcomes_and_a_contest_only_hits() -> None:
-    group = odds_of(declared("d6-pool", RollContext(actor="Lea", mode="group",
-                                                    params={"rating": 4, "difficulty": 2})))
+    group = odds_of(
+        declared(
+            "d6-pool", RollContext(actor="Lea", mode="group", params={"rating": 4, "difficulty": 2})
+        )
+    )
     assert group.dice == "4d6 at 3+ vs 2" and len(group.outcomes) == 3
-    contest = odds_of(declared("d6-pool", RollContext(actor="Ann", mode="contest",
-                                                      params={"rating": 4})))
+    contest = odds_of(
+        declared("d6-pool", RollContext(actor="Ann", mode="contest", params={"rating": 4}))
+    )
     assert contest.dice == "4d6 at 3+" and contest.outcomes == []
     same(chances(contest), pool_odds(4, 1, 3).hits)
 
 
 # --- graded-d100 -----------------------------------------------------------------------------
+
 
 def grade_chances(odds: OddsBody) -> dict[str, float]:
     assert [row.label for row in odds.rows] == list(GRADES)  # CRITICAL first
@@ -138,10 +154,10 @@ def grade_chances(odds: OddsBody) -> dict[str, float]:
 
 def test_a_graded_attack_shows_each_grade_at_its_hit_chance() -> None:
     state = new_session("odds", "graded-d100")
-    state, _ = record_roll(state, Roll(()), RollContext(side="a", mode="momentum",
-                                                        params={"amount": 3}))
-    context = RollContext(actor="Sora", side="a", params={"tactics": "good",
-                                                          "risk": "aggressive"})
+    state, _ = record_roll(
+        state, Roll(()), RollContext(side="a", mode="momentum", params={"amount": 3})
+    )
+    context = RollContext(actor="Sora", side="a", params={"tactics": "good", "risk": "aggressive"})
     odds = odds_of(declare(state, context))
     assert odds.dice == "d100 under 80%"  # hero 80 + good 5 - aggressive 8 + momentum 3
     same(grade_chances(odds), d100_odds(80))
@@ -156,8 +172,9 @@ def test_a_graded_chance_is_clamped_to_the_tables_ceiling() -> None:
 
 def test_an_attack_meeting_a_defence_shows_the_defended_grades() -> None:
     state = new_session("odds", "graded-d100")
-    state, _ = record_roll(state, d100(30), RollContext(actor="Oda", side="b", mode="defence",
-                                                        params={"chance": 60}))
+    state, _ = record_roll(
+        state, d100(30), RollContext(actor="Oda", side="b", mode="defence", params={"chance": 60})
+    )
     context = RollContext(actor="Sora", side="a", params={"chance": 70, "defender": "Oda"})
     state = declare(state, context)
     same(grade_chances(odds_of(state)), defended_odds(70, 30, 0, 10))
@@ -176,13 +193,18 @@ def test_a_defence_roll_shows_its_own_grades() -> None:
 
 # --- battle-rhythm ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("params", "casters", "acc"), [
-    ({}, "attacker", None),
-    ({"offense": 3, "defense": 2, "casters": "both"}, "both", 1),
-    ({"offense": 2, "defense": 4, "casters": "defender"}, "defender", -2),
-])
+
+@pytest.mark.parametrize(
+    ("params", "casters", "acc"),
+    [
+        ({}, "attacker", None),
+        ({"offense": 3, "defense": 2, "casters": "both"}, "both", 1),
+        ({"offense": 2, "defense": 4, "casters": "defender"}, "defender", -2),
+    ],
+)
 def test_a_rhythm_attack_shows_its_lots_and_whether_it_lands(
-        params: dict[str, Any], casters: str, acc: int | None) -> None:
+    params: dict[str, Any], casters: str, acc: int | None
+) -> None:
     odds = odds_of(declared("battle-rhythm", RollContext(actor="Ash", params=params)))
     same(chances(odds), lot_chances(casters))
     lands = landing_chance(casters, acc)
@@ -194,24 +216,30 @@ def test_rhythm_landing_odds_match_every_tray_the_system_resolves() -> None:
     context = RollContext(mode="attack", params={"offense": 3, "defense": 3, "casters": "both"})
     state = declared("battle-rhythm", context)
     system = get_system("battle-rhythm")
-    landed = sum(bool(system.resolve(state.tracker, context, d6(*faces), {})[1].facts["lands"])
-                 for faces in product(range(1, 7), repeat=4))
+    landed = sum(
+        bool(system.resolve(state.tracker, context, d6(*faces), {})[1].facts["lands"])
+        for faces in product(range(1, 7), repeat=4)
+    )
     assert odds_of(state).outcomes[0].chance == landed / 6**4
 
 
 # --- no odds ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("system", "context"), [
-    ("tide", RollContext()),
-    ("tide", RollContext(pool=2, tier=DieKind.D8, marks=3)),
-    ("d6-pool", RollContext()),
-    ("d6-pool", RollContext(mode="new-clock", params={"clock": "Alarm"})),
-    ("d6-pool", RollContext(mode="resist", params={"attribute": 2})),
-    ("graded-d100", RollContext()),
-    ("graded-d100", RollContext(mode="end-turn")),
-    ("battle-rhythm", RollContext(actor="Ash", mode="declare", params={"effort": 3})),
-    ("tide-of-battle", RollContext(side="a", params={"attack": 3, "defence": 15})),
-])
+
+@pytest.mark.parametrize(
+    ("system", "context"),
+    [
+        ("tide", RollContext()),
+        ("tide", RollContext(pool=2, tier=DieKind.D8, marks=3)),
+        ("d6-pool", RollContext()),
+        ("d6-pool", RollContext(mode="new-clock", params={"clock": "Alarm"})),
+        ("d6-pool", RollContext(mode="resist", params={"attribute": 2})),
+        ("graded-d100", RollContext()),
+        ("graded-d100", RollContext(mode="end-turn")),
+        ("battle-rhythm", RollContext(actor="Ash", mode="declare", params={"effort": 3})),
+        ("tide-of-battle", RollContext(side="a", params={"attack": 3, "defence": 15})),
+    ],
+)
 def test_no_odds_where_nothing_is_thrown_or_counted(system: str, context: RollContext) -> None:
     fresh = context == RollContext()  # nothing declared yet: a new session's declaration
     state = new_session("odds", system) if fresh else declared(system, context)
@@ -228,6 +256,7 @@ def test_the_new_fields_are_optional_for_a_v1_reader() -> None:
 
 # --- on a real broker ------------------------------------------------------------------------
 
+
 def test_the_retained_session_carries_d6_pool_odds(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings()
     topics = Topics.of(settings)
@@ -243,7 +272,8 @@ def test_the_retained_session_carries_d6_pool_odds(mosquitto: Mosquitto, tmp_pat
     assert message.retain and session["declared"]["actor"] == "Kira"
     assert odds["counts"] == "hits" and odds["dice"] == "3d6 at 3+ vs 2"
     assert {row["value"]: row["chance"] for row in odds["rows"]} == {
-        k: float(v) for k, v in exact.hits.items()}
+        k: float(v) for k, v in exact.hits.items()
+    }
     assert [o["label"] for o in odds["outcomes"]] == ["bad", "partial", "full"]
     assert odds["outcomes"][2]["chance"] == float(exact.full)
     assert odds["explosion"] == float(exact.explosion)
@@ -263,12 +293,12 @@ def phone(tmp_path: Path) -> Iterator[Page]:
     assert not errors, f"the page's script failed: {errors}"
 
 
-def test_the_page_shows_outcomes_explosions_and_grades(mosquitto: Mosquitto, tmp_path: Path,
-                                                        phone: Page) -> None:
+def test_the_page_shows_outcomes_explosions_and_grades(
+    mosquitto: Mosquitto, tmp_path: Path, phone: Page
+) -> None:
     settings = mosquitto.settings()
     table = Table(tmp_path / "s.db", system="d6-pool")
-    with TablePublisher(table, settings), \
-            DisplayServer(settings, port=free_port()) as server:
+    with TablePublisher(table, settings), DisplayServer(settings, port=free_port()) as server:
         phone.goto(server.url)
         table.declare(RollContext(actor="Kira", params={"rating": 3, "difficulty": 2}))
         odds = phone.locator("#odds")

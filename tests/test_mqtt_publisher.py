@@ -16,12 +16,15 @@ from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
 OMEN_ROLL = Roll((Die(DieKind.D8, 5), Die(DieKind.D8, 3), Die(DieKind.D20, 20)), "Zhao")
-ZHAO = RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=2,
-                   tier=DieKind.D8)
+ZHAO = RollContext(
+    actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=2, tier=DieKind.D8
+)
 # as vision's DieRead.to_dict() gives it
-READING = [{"die": "d8", "value": 5, "confidence": 0.97, "box": [0.1, 0.12, 0.4, 0.44]},
-           {"die": "d8", "value": 3, "confidence": 0.91, "box": [0.6, 0.12, 0.9, 0.44]},
-           {"die": "d20", "value": 20, "confidence": 0.88, "box": [0.12, 0.08, 0.17, 0.58]}]
+READING = [
+    {"die": "d8", "value": 5, "confidence": 0.97, "box": [0.1, 0.12, 0.4, 0.44]},
+    {"die": "d8", "value": 3, "confidence": 0.91, "box": [0.6, 0.12, 0.9, 0.44]},
+    {"die": "d20", "value": 20, "confidence": 0.88, "box": [0.12, 0.08, 0.17, 0.58]},
+]
 
 
 def omen_roll(publisher: TablePublisher) -> str:
@@ -30,12 +33,15 @@ def omen_roll(publisher: TablePublisher) -> str:
     return publisher.record(OMEN_ROLL, reading=READING).id
 
 
-def test_a_roll_goes_from_the_engine_to_a_subscriber(any_broker: Mosquitto | Embedded,
-                                                     tmp_path: Path) -> None:
+def test_a_roll_goes_from_the_engine_to_a_subscriber(
+    any_broker: Mosquitto | Embedded, tmp_path: Path
+) -> None:
     settings = any_broker.settings()
     topics = Topics.of(settings)
-    with Listener(settings, topics.roll, topics.tide) as listener, \
-            TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
+    with (
+        Listener(settings, topics.roll, topics.tide) as listener,
+        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
+    ):
         assert publisher.client.wait_connected(WAIT)
         publisher.table.declare(ZHAO)
         publisher.roll_seen(READING)  # as the read loop does, before it records the roll
@@ -47,18 +53,20 @@ def test_a_roll_goes_from_the_engine_to_a_subscriber(any_broker: Mosquitto | Emb
         again = listener.json_on(topics.roll, lambda b: b["id"] == second.id)
     assert new["id"] == result["id"] == roll_id and new["seq"] == result["seq"] == 1
     assert result["event"] == f"{roll_id}:result" and result["v"] == 1
-    assert result["dice"][2] == {"kind": "d20", "value": 20, "confidence": 0.88,
-                                 "box": [0.12, 0.08, 0.17, 0.58]}
+    assert result["dice"][2] == {
+        "kind": "d20",
+        "value": 20,
+        "confidence": 0.88,
+        "box": [0.12, 0.08, 0.17, 0.58],
+    }
     assert new["dice"] == result["dice"] and new["outcome"] is None
     assert again["dice"][0] == {"kind": "d8", "value": 5, "confidence": None, "box": None}
     assert result["outcome"]["summary"].startswith("Zhao: 1 Mark")
-    assert result["motions"] == [{"cause": "omen 20 toward B's collapse", "before": 8,
-                                  "after": 9}]
+    assert result["motions"] == [{"cause": "omen 20 toward B's collapse", "before": 8, "after": 9}]
     assert bar["last_motion"]["after"] == 9 and bar["length"] == 15
 
 
-def test_a_late_subscriber_gets_the_bar_retained(mosquitto: Mosquitto,
-                                                 tmp_path: Path) -> None:
+def test_a_late_subscriber_gets_the_bar_retained(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings()
     topics = Topics.of(settings)
     with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
@@ -77,12 +85,13 @@ def test_a_late_subscriber_gets_the_bar_retained(mosquitto: Mosquitto,
         assert after.wait_for(lambda m: m.topic == topics.status).payload == b"offline"
 
 
-def test_the_declared_roll_and_its_odds_are_retained(mosquitto: Mosquitto,
-                                                     tmp_path: Path) -> None:
+def test_the_declared_roll_and_its_odds_are_retained(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings()
     topics = Topics.of(settings)
-    with Listener(settings, topics.session) as listener, \
-            TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
+    with (
+        Listener(settings, topics.session) as listener,
+        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
+    ):
         publisher.table.declare(ZHAO)
         session = listener.json_on(topics.session, lambda b: b["declared"]["actor"] == "Zhao")
     odds = session["odds"]
@@ -113,13 +122,16 @@ def test_results_made_before_the_broker_is_up_go_out_once_it_is(tmp_path: Path) 
 
 
 def test_broker_killed_mid_session_every_result_arrives_once_in_order(
-        mosquitto: Mosquitto, tmp_path: Path) -> None:
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
     settings = mosquitto.settings()
     topics = Topics.of(settings)
     inbox, results = Inbox(), []
     table = Table(tmp_path / "s.db")
-    with Listener(settings, topics.roll, persistent=True, client_id="gm-tablet") as listener, \
-            TablePublisher(table, settings) as publisher:
+    with (
+        Listener(settings, topics.roll, persistent=True, client_id="gm-tablet") as listener,
+        TablePublisher(table, settings) as publisher,
+    ):
         ids = [omen_roll(publisher)] + [publisher.record(OMEN_ROLL).id for _ in range(2)]
         listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
         mosquitto.wait_saved()  # a broker killed -9 keeps only the sessions it has saved

@@ -21,11 +21,16 @@ from tidetower.vision.reading import DieRead, Reading, Unreadable
 
 # Two d6 read, three the camera could not read: what the loop holds in needs-attention.
 READING = Reading(
-    dice=(DieRead("d6", 4, (0.1, 0.1, 0.2, 0.24), 0.97),
-          DieRead("d6", 2, (0.5, 0.2, 0.6, 0.34), 0.91)),
-    unreadable=(Unreadable((0.3, 0.6, 0.4, 0.74), "face blurred"),
-                Unreadable((0.7, 0.5, 0.8, 0.64), "dice touching"),
-                Unreadable((0.5, 0.5, 0.6, 0.6), "unsure: d20 6 or 9", "d20", (6, 9))))
+    dice=(
+        DieRead("d6", 4, (0.1, 0.1, 0.2, 0.24), 0.97),
+        DieRead("d6", 2, (0.5, 0.2, 0.6, 0.34), 0.91),
+    ),
+    unreadable=(
+        Unreadable((0.3, 0.6, 0.4, 0.74), "face blurred"),
+        Unreadable((0.7, 0.5, 0.8, 0.64), "dice touching"),
+        Unreadable((0.5, 0.5, 0.6, 0.6), "unsure: d20 6 or 9", "d20", (6, 9)),
+    ),
+)
 UNREADABLE = Attention("unreadable", "3 die(s) could not be read", READING)
 
 
@@ -38,8 +43,9 @@ class Loop:
         self.error: str | None = None
         self.on_state: list[Callable[[TowerState], None]] = []
 
-    def enter(self, state: TowerState, attention: Attention | None = None,
-              error: str | None = None) -> None:
+    def enter(
+        self, state: TowerState, attention: Attention | None = None, error: str | None = None
+    ) -> None:
         self.state, self.attention, self.error = state, attention, error
         for listener in self.on_state:
             listener(state)
@@ -49,29 +55,51 @@ def test_attention_body_from_the_loops_own_objects() -> None:
     body = attention_body(UNREADABLE)
     assert body is not None and attention_body(None) is None
     assert body["unreadable"] == [
-        {"index": 0, "box": [0.3, 0.6, 0.4, 0.74], "reason": "face blurred", "kind": None,
-         "faces": []},
-        {"index": 1, "box": [0.7, 0.5, 0.8, 0.64], "reason": "dice touching", "kind": None,
-         "faces": []},
-        {"index": 2, "box": [0.5, 0.5, 0.6, 0.6], "reason": "unsure: d20 6 or 9", "kind": "d20",
-         "faces": [6, 9]}]
-    assert body["dice"][0] == {"kind": "d6", "value": 4, "box": [0.1, 0.1, 0.2, 0.24],
-                               "confidence": 0.97}
+        {
+            "index": 0,
+            "box": [0.3, 0.6, 0.4, 0.74],
+            "reason": "face blurred",
+            "kind": None,
+            "faces": [],
+        },
+        {
+            "index": 1,
+            "box": [0.7, 0.5, 0.8, 0.64],
+            "reason": "dice touching",
+            "kind": None,
+            "faces": [],
+        },
+        {
+            "index": 2,
+            "box": [0.5, 0.5, 0.6, 0.6],
+            "reason": "unsure: d20 6 or 9",
+            "kind": "d20",
+            "faces": [6, 9],
+        },
+    ]
+    assert body["dice"][0] == {
+        "kind": "d6",
+        "value": 4,
+        "box": [0.1, 0.1, 0.2, 0.24],
+        "confidence": 0.97,
+    }
     blocked = attention_body(Attention("blocked", "a die is stuck"))
-    assert blocked == {"kind": "blocked", "reason": "a die is stuck", "unreadable": [],
-                       "dice": []}
+    assert blocked == {"kind": "blocked", "reason": "a die is stuck", "unreadable": [], "dice": []}
 
 
-def _tower(listener: Listener, topic: str, check: Callable[[dict[str, Any]], bool]
-           ) -> dict[str, Any]:
-    message = listener.wait_for(lambda m: m.topic == topic and m.payload != b""
-                                and check(json.loads(m.payload)))
+def _tower(
+    listener: Listener, topic: str, check: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    message = listener.wait_for(
+        lambda m: m.topic == topic and m.payload != b"" and check(json.loads(m.payload))
+    )
     body: dict[str, Any] = json.loads(message.payload)
     return body
 
 
 def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
-        mosquitto: Mosquitto, tmp_path: Path) -> None:
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
     settings = mosquitto.settings()
     topic = Topics.of(settings).tower
     loop = Loop()
@@ -80,8 +108,12 @@ def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
         loop.enter(TowerState.NEEDS_ATTENTION, UNREADABLE)
         with Listener(settings, topic) as late:  # joins after it was published: retained
             body = _tower(late, topic, lambda b: b["state"] == "needs-attention")
-        assert body == {"v": 1, "state": "needs-attention", "error": None,
-                        **{"attention": attention_body(UNREADABLE)}}
+        assert body == {
+            "v": 1,
+            "state": "needs-attention",
+            "error": None,
+            **{"attention": attention_body(UNREADABLE)},
+        }
         with Listener(settings, topic) as live:  # publishing is async: wait till it lands
             live.wait_for(lambda m: m.payload != b"")  # the retained needs-attention
             for state in ("rolling", "settling", "reading", "result", "error"):
@@ -89,8 +121,7 @@ def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
             _tower(live, topic, lambda b: b["state"] == "error")
         with Listener(settings, topic) as late:  # the latest value wins
             body = _tower(late, topic, lambda b: True)
-        assert body == {"v": 1, "state": "error", "attention": None,
-                        "error": "camera unplugged"}
+        assert body == {"v": 1, "state": "error", "attention": None, "error": "camera unplugged"}
         with Listener(settings, topic) as someone:  # clears it; then the broker restarts
             someone.client.publish(topic, b"", 1, True)
             someone.wait_for(lambda m: m.payload == b"")
@@ -100,8 +131,9 @@ def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
             assert _tower(late, topic, lambda b: True)["state"] == "error"
 
 
-def test_the_state_set_just_before_stopping_is_published(mosquitto: Mosquitto,
-                                                          tmp_path: Path) -> None:
+def test_the_state_set_just_before_stopping_is_published(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
     settings = mosquitto.settings()
     topic = Topics.of(settings).tower
     publisher = TablePublisher(Table(tmp_path / "s.db"), settings)
@@ -131,8 +163,9 @@ def test_tower_state_never_waits_for_the_broker(tmp_path: Path) -> None:
     assert publisher._tower is not None and publisher._tower.state == "needs-attention"
 
 
-def test_a_tower_without_a_read_loop_clears_a_stale_tower(mosquitto: Mosquitto,
-                                                          tmp_path: Path) -> None:
+def test_a_tower_without_a_read_loop_clears_a_stale_tower(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
     settings = mosquitto.settings()
     topic = Topics.of(settings).tower
     with Listener(settings, topic) as watcher:

@@ -27,6 +27,7 @@ def pct(value: Fraction, places: int = 0) -> float:
 
 # --- every number seed 002 quotes -------------------------------------------------------
 
+
 def test_rank_0_two_traitor_dice_need_both_to_hit_44_percent() -> None:
     assert pct(pool_odds(0).success) == 44
 
@@ -64,6 +65,7 @@ def test_skill_dice_hit_two_in_three_and_combat_dice_half() -> None:
 
 # --- exactness of the chain --------------------------------------------------------------
 
+
 def test_two_dice_both_six_always_spawn_one_bonus_die() -> None:
     # 2d at 3+: 3 hits needs both dice 6 (1/36) and the bonus die to hit (2/3).
     assert hit_distribution(2, 3)[3] == Fraction(1, 36) * Fraction(2, 3)
@@ -100,8 +102,12 @@ def test_pool_probabilities_sum_to_one(rating: int, difficulty: int, threshold: 
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 6), st.sampled_from(["d6", "d8", "d12"]), st.integers(0, 5),
-       st.sampled_from(["small-skirmish", "skirmish", "battle"]))
+@given(
+    st.integers(0, 6),
+    st.sampled_from(["d6", "d8", "d12"]),
+    st.integers(0, 5),
+    st.sampled_from(["small-skirmish", "skirmish", "battle"]),
+)
 def test_marks_probabilities_sum_to_one(dice: int, tier: str, vs: int, size: str) -> None:
     odds = marks_odds(dice, DieKind(tier), vs, None, size)
     for dist in (odds.marks, odds.margin, odds.steps):
@@ -132,8 +138,10 @@ def test_marks_reject_bad_sizes_and_negative_pools() -> None:
 
 # --- 200k-roll simulation ----------------------------------------------------------------
 
-def simulate_pool(dice: int, threshold: int, rng: np.random.Generator
-                  ) -> tuple[np.ndarray, np.ndarray]:
+
+def simulate_pool(
+    dice: int, threshold: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Hits and 'exploded' of ROLLS throws, rolling bonus dice pair by pair of 6s."""
     if dice < 1:
         faces = rng.integers(1, 7, size=(ROLLS, 2 - dice))
@@ -153,8 +161,9 @@ def simulate_pool(dice: int, threshold: int, rng: np.random.Generator
     return hits, exploded
 
 
-@pytest.mark.parametrize(("dice", "threshold", "difficulty"),
-                         [(4, 3, 1), (6, 4, 2), (-1, 3, 1), (10, 3, 4)])
+@pytest.mark.parametrize(
+    ("dice", "threshold", "difficulty"), [(4, 3, 1), (6, 4, 2), (-1, 3, 1), (10, 3, 4)]
+)
 def test_pool_odds_agree_with_200k_rolls(dice: int, threshold: int, difficulty: int) -> None:
     rng = np.random.default_rng(2026_11_29 + dice)
     hits, exploded = simulate_pool(dice, threshold, rng)

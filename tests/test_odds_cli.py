@@ -40,8 +40,20 @@ def test_traitor_pool_at_minus_two() -> None:
 
 
 def test_marks_json_has_marks_margin_and_steps() -> None:
-    code, out = run("marks", "--dice", "3", "--tier", "d8", "--vs", "2", "--vs-tier", "d6",
-                    "--size", "battle", "--json")
+    code, out = run(
+        "marks",
+        "--dice",
+        "3",
+        "--tier",
+        "d8",
+        "--vs",
+        "2",
+        "--vs-tier",
+        "d6",
+        "--size",
+        "battle",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and set(data) >= {"marks", "margin", "steps"}
     for key in ("marks", "margin", "steps"):
@@ -58,14 +70,16 @@ def test_d100_lists_every_grade() -> None:
     assert data["grades"]["CRITICAL"] == 0.4
 
 
-@pytest.mark.parametrize(("args", "field"), [
-    (("pool", "--dice", "3", "--difficulty", "0"), "difficulty"),
-    (("d100", "--chance", "120"), "chance"),
-    (("marks", "--dice", "-1", "--tier", "d8"), "dice"),
-    (("marks", "--dice", "2", "--tier", "d8", "--marks-step", "9"), "marks step"),
-])
-def test_bad_values_are_usage_errors_naming_the_field(args: tuple[str, ...], field: str
-                                                      ) -> None:
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (("pool", "--dice", "3", "--difficulty", "0"), "difficulty"),
+        (("d100", "--chance", "120"), "chance"),
+        (("marks", "--dice", "-1", "--tier", "d8"), "dice"),
+        (("marks", "--dice", "2", "--tier", "d8", "--marks-step", "9"), "marks step"),
+    ],
+)
+def test_bad_values_are_usage_errors_naming_the_field(args: tuple[str, ...], field: str) -> None:
     code, out = run(*args)
     assert code == 2 and field in out
 

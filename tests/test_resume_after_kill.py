@@ -34,8 +34,9 @@ while table.bar().routed is None:
 
 
 def _run_and_kill(store: Path, seed: int, rolls_before_kill: int) -> list[str]:
-    tower = subprocess.Popen([sys.executable, "-c", TOWER, str(store), str(seed)],
-                             stdout=subprocess.PIPE, text=True)
+    tower = subprocess.Popen(
+        [sys.executable, "-c", TOWER, str(store), str(seed)], stdout=subprocess.PIPE, text=True
+    )
     assert tower.stdout is not None
     seen = [tower.stdout.readline().split()[0] for _ in range(rolls_before_kill)]
     os.kill(tower.pid, signal.SIGKILL)
@@ -46,8 +47,11 @@ def _run_and_kill(store: Path, seed: int, rolls_before_kill: int) -> list[str]:
 def _replayed_position(table: Table) -> int:
     """The bar position got by replaying the stored rolls on a fresh session."""
     first = table.state.history[0].state_before
-    state = new_session("replay", "tide", {k: first["track"][k] for k in
-                                           ("weight_a", "weight_b", "size", "footing")})
+    state = new_session(
+        "replay",
+        "tide",
+        {k: first["track"][k] for k in ("weight_a", "weight_b", "size", "footing")},
+    )
     for record in table.state.history:
         state, _ = record_roll(state, record.roll, record.context)
     return int(state.tracker.track.marker)
@@ -65,7 +69,7 @@ def test_kill_minus_nine_mid_session_loses_nothing(tmp_path: Path) -> None:
         ids = [r.id for r in table.state.history]
         # Everything announced is there, in order, after what was there before.
         assert ids[: len(before)] == [r.id for r in before]
-        assert ids[len(before): len(before) + len(seen)] == seen
+        assert ids[len(before) : len(before) + len(seen)] == seen
         assert [r.seq for r in table.state.history] == list(range(1, len(ids) + 1))
         assert table.bar().position == _replayed_position(table)
         assert table.state.next_seq == len(ids) + 1
@@ -75,9 +79,16 @@ def test_kill_minus_nine_mid_session_loses_nothing(tmp_path: Path) -> None:
 def test_one_process_at_a_time_writes_a_table(tmp_path: Path) -> None:
     store = tmp_path / "session.db"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom tidetower.engine.table import Table\n"
-         "t = Table(sys.argv[1]); print('ready', flush=True); time.sleep(60)", str(store)],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom tidetower.engine.table import Table\n"
+            "t = Table(sys.argv[1]); print('ready', flush=True); time.sleep(60)",
+            str(store),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
     try:
         with pytest.raises(StoreError, match=f"in use by tidetower pid {holder.pid}"):

@@ -21,10 +21,12 @@ from tidetower.engine.systems import get_system
 SYSTEM = get_system("battle-rhythm")
 
 
-def gm(scene: BattleRhythm, mode: str, actor: str = "", **params: Any
-       ) -> tuple[BattleRhythm, dict[str, Any]]:
-    scene, out = SYSTEM.resolve(scene, RollContext(actor=actor, mode=mode, params=params),
-                                Roll(()), {})
+def gm(
+    scene: BattleRhythm, mode: str, actor: str = "", **params: Any
+) -> tuple[BattleRhythm, dict[str, Any]]:
+    scene, out = SYSTEM.resolve(
+        scene, RollContext(actor=actor, mode=mode, params=params), Roll(()), {}
+    )
     return scene, dict(out.facts)
 
 
@@ -50,7 +52,8 @@ def test_everything_that_reaches_zero_resolves_together() -> None:
     scene, facts = gm(scene, "advance")
     assert {a["actor"] for a in facts["resolved"]} == {"Ash", "Bree"}
     assert facts["count"] == 4 and facts["pending"] == [
-        {"actor": "Cole", "action": "shove", "remaining": 2}]
+        {"actor": "Cole", "action": "shove", "remaining": 2}
+    ]
 
 
 def test_lowest_mobility_declares_first() -> None:
@@ -138,8 +141,13 @@ def test_only_pcs_cast_lots() -> None:
 
 def test_lot_odds_are_exact_and_match_200k_throws() -> None:
     odds = r.lot_odds()
-    assert odds == {-2: Fraction(1, 36), -1: Fraction(2, 36), 0: Fraction(30, 36),
-                    1: Fraction(2, 36), 2: Fraction(1, 36)}
+    assert odds == {
+        -2: Fraction(1, 36),
+        -1: Fraction(2, 36),
+        0: Fraction(30, 36),
+        1: Fraction(2, 36),
+        2: Fraction(1, 36),
+    }
     rng = np.random.default_rng(3)
     sums = rng.integers(1, 7, 200_000) + rng.integers(1, 7, 200_000)
     lots = np.array([r.LOT_BY_SUM.get(s, 0) for s in range(13)])[sums]
@@ -172,8 +180,9 @@ def test_tracker_round_trips_and_the_session_can_switch_and_undo() -> None:
     adapter = TypeAdapter(SYSTEM.state_type)
     assert adapter.validate_python(adapter.dump_python(scene, mode="json")) == scene
     state = switch_system(new_session("s"), "battle-rhythm")
-    state, _ = record_roll(state, Roll(()), RollContext(actor="Ash", mode="declare",
-                                                        params={"effort": 3}))
+    state, _ = record_roll(
+        state, Roll(()), RollContext(actor="Ash", mode="declare", params={"effort": 3})
+    )
     state, _ = record_roll(state, Roll(()), RollContext(mode="advance"))
     assert state.tracker.count == 3
     state, _ = undo(state)
@@ -181,13 +190,19 @@ def test_tracker_round_trips_and_the_session_can_switch_and_undo() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.one_of(
-    st.tuples(st.just("declare"), st.sampled_from(["A", "B", "C"]), st.integers(1, 9)),
-    st.tuples(st.just("advance"), st.just(""), st.integers(0, 4)),
-    st.tuples(st.just("rewind"), st.just(""), st.just(0)),
-), max_size=30))
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("declare"), st.sampled_from(["A", "B", "C"]), st.integers(1, 9)),
+            st.tuples(st.just("advance"), st.just(""), st.integers(0, 4)),
+            st.tuples(st.just("rewind"), st.just(""), st.just(0)),
+        ),
+        max_size=30,
+    )
+)
 def test_the_count_never_runs_backwards_past_a_resolution_nor_skips_an_action(
-        steps: list[tuple[str, str, int]]) -> None:
+    steps: list[tuple[str, str, int]],
+) -> None:
     scene = BattleRhythm(declare_order="free")
     for kind, who, n in steps:
         try:

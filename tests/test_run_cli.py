@@ -49,9 +49,22 @@ def _story(roll: dict) -> tuple:  # type: ignore[type-arg]
 
 
 def test_sim_tide_omens_read_by_the_camera_move_the_bar(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "30", "--json", "--fast",
-                                       "--no-mqtt", "--seed", "3",
-                                       "--store", str(tmp_path / "s.db")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--sim",
+            "--rolls",
+            "30",
+            "--json",
+            "--fast",
+            "--no-mqtt",
+            "--seed",
+            "3",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     rolls = _rolls(result.output)
     with_omen = [r for r in rolls if any(d["die"] == "d20" for d in r["dice"])]
@@ -61,9 +74,22 @@ def test_sim_tide_omens_read_by_the_camera_move_the_bar(tmp_path: Path) -> None:
 
 
 def test_sim_graded_d100_reads_the_tens_and_units_pair(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "6", "--json", "--fast",
-                                       "--no-mqtt", "--system", "graded-d100",
-                                       "--store", str(tmp_path / "s.db")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--sim",
+            "--rolls",
+            "6",
+            "--json",
+            "--fast",
+            "--no-mqtt",
+            "--system",
+            "graded-d100",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     rolls = _rolls(result.output)
     assert len(rolls) == 6
@@ -77,11 +103,28 @@ def test_sim_graded_d100_reads_the_tens_and_units_pair(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("system", system_names())
 def test_the_sim_throws_what_each_system_needs_and_records_its_rolls(
-        tmp_path: Path, system: str) -> None:
+    tmp_path: Path, system: str
+) -> None:
     # a subprocess with a generous timeout: a sim that never records would loop for ever
-    done = subprocess.run([*RUN, "run", "--sim", "--rolls", "3", "--json", "--fast",
-                           "--no-mqtt", "--system", system, "--store", str(tmp_path / "s.db")],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            *RUN,
+            "run",
+            "--sim",
+            "--rolls",
+            "3",
+            "--json",
+            "--fast",
+            "--no-mqtt",
+            "--system",
+            system,
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     rolls = _rolls(done.stdout)
     assert len(rolls) == 3 and all(roll["system"] == system for roll in rolls)
@@ -95,8 +138,10 @@ def test_an_unknown_system_is_named_with_the_known_ones() -> None:
 
 
 def test_sim_draws_the_bar_for_people(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "2", "--fast", "--no-mqtt",
-                                       "--store", str(tmp_path / "s.db")])
+    result = CliRunner().invoke(
+        main,
+        ["run", "--sim", "--rolls", "2", "--fast", "--no-mqtt", "--store", str(tmp_path / "s.db")],
+    )
     assert result.exit_code == 0, result.output
     assert "A collapse" in result.output and "B collapse" in result.output
 
@@ -109,10 +154,24 @@ def test_run_needs_a_config_or_sim() -> None:
 
 def test_a_kill_mid_roll_loses_no_earlier_roll(tmp_path: Path) -> None:
     store = tmp_path / "session.db"
-    cmd = [*RUN, "run", "--sim", "--json", "--fast", "--no-mqtt", "--seed", "2",
-           "--store", str(store)]
-    tower = subprocess.Popen([*cmd, "--rolls", "1000"], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    cmd = [
+        *RUN,
+        "run",
+        "--sim",
+        "--json",
+        "--fast",
+        "--no-mqtt",
+        "--seed",
+        "2",
+        "--store",
+        str(store),
+    ]
+    tower = subprocess.Popen(
+        [*cmd, "--rolls", "1000"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     assert tower.stdout is not None
     announced = [json.loads(tower.stdout.readline())["roll"] for _ in range(6)]
     os.kill(tower.pid, signal.SIGKILL)
@@ -120,8 +179,9 @@ def test_a_kill_mid_roll_loses_no_earlier_roll(tmp_path: Path) -> None:
     with Table(store) as table:
         kept = [r.id for r in table.state.history]
     assert kept[: len(announced)] == announced
-    restarted = subprocess.run([*cmd, "--rolls", "2"], capture_output=True, text=True,
-                               timeout=120, check=True)
+    restarted = subprocess.run(
+        [*cmd, "--rolls", "2"], capture_output=True, text=True, timeout=120, check=True
+    )
     more = _rolls(restarted.stdout)
     assert [r["seq"] for r in more] == [len(kept) + 1, len(kept) + 2]
 
@@ -131,12 +191,35 @@ def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: 
     topics = Topics.of(settings)
     with Listener(settings, topics.roll, topics.tide, topics.tower) as listener:
         run = subprocess.run(
-            [*RUN, "run", "--sim", "--rolls", "3", "--json", "--fast", "--seed", "4",
-             "--store", str(tmp_path / "s.db"), "--broker", f"127.0.0.1:{mosquitto.port}",
-             "--table", "sim1"], capture_output=True, text=True, timeout=120, check=True)
+            [
+                *RUN,
+                "run",
+                "--sim",
+                "--rolls",
+                "3",
+                "--json",
+                "--fast",
+                "--seed",
+                "4",
+                "--store",
+                str(tmp_path / "s.db"),
+                "--broker",
+                f"127.0.0.1:{mosquitto.port}",
+                "--table",
+                "sim1",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         printed = _rolls(run.stdout)
-        results = [listener.json_on(topics.roll, lambda b, i=r["roll"]: b["id"] == i
-                                    and b["phase"] == "result") for r in printed]
+        results = [
+            listener.json_on(
+                topics.roll, lambda b, i=r["roll"]: b["id"] == i and b["phase"] == "result"
+            )
+            for r in printed
+        ]
         tower = listener.json_on(topics.tower, lambda b: b["state"] == "result")
     with Listener(settings, topics.tide) as late:  # the retained bar: the latest one
         bar = late.json_on(topics.tide)
@@ -151,8 +234,10 @@ def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: 
 def test_a_tower_that_cannot_start_says_why_and_leaves_nothing(tmp_path: Path) -> None:
     store = tmp_path / "session.db"
     config = tmp_path / "tower.toml"
-    config.write_text(f'[table]\nstore = "{store}"\nsnapshots = "{tmp_path / "snaps"}"\n'
-                      '[camera]\nsource = "replay"\npath = "/no/such/folder"\n')
+    config.write_text(
+        f'[table]\nstore = "{store}"\nsnapshots = "{tmp_path / "snaps"}"\n'
+        '[camera]\nsource = "replay"\npath = "/no/such/folder"\n'
+    )
     result = CliRunner().invoke(main, ["run", "--config", str(config), "--no-mqtt"])
     assert result.exit_code == 1
     assert "cannot start" in result.output and "/no/such/folder" in result.output

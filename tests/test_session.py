@@ -81,9 +81,7 @@ def test_a_bad_reading_changes_nothing(
         (RollContext(marks=-1), "marks cannot be negative"),
     ],
 )
-def test_a_bad_declaration_changes_nothing(
-    table: Table, context: RollContext, named: str
-) -> None:
+def test_a_bad_declaration_changes_nothing(table: Table, context: RollContext, named: str) -> None:
     before = table.state
     with pytest.raises((RuleError, ValueError), match=named):
         table.declare(context)

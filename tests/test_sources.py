@@ -77,21 +77,24 @@ def test_bad_replays_say_what_is_wrong(tmp_path: Path, make: str) -> None:
         ReplaySource(path).read()
 
 
-@pytest.mark.parametrize(("library", "home"), [("picamera2", "vision/sources/pi_camera.py"),
-                                               ("paho", "mqtt/client.py")])
+@pytest.mark.parametrize(
+    ("library", "home"), [("picamera2", "vision/sources/pi_camera.py"), ("paho", "mqtt/client.py")]
+)
 def test_a_hardware_or_wire_library_is_imported_in_one_module(library: str, home: str) -> None:
-    importers = [p.relative_to(ROOT).as_posix() for folder in ("engine", "vision", "mqtt",
-                 "firmware") for p in (ROOT / folder).rglob("*.py")
-                 if re.search(rf"^\s*(from|import) {library}\b", p.read_text(), re.M)]
+    importers = [
+        p.relative_to(ROOT).as_posix()
+        for folder in ("engine", "vision", "mqtt", "firmware")
+        for p in (ROOT / folder).rglob("*.py")
+        if re.search(rf"^\s*(from|import) {library}\b", p.read_text(), re.M)
+    ]
     assert importers == [home]
 
 
 def test_tray_region_is_found_inside_the_walls() -> None:
     image = np.full((480, 640, 3), 40, np.uint8)  # dark walls
-    image[60:420, 100:560] = (150, 160, 170)      # grey floor
+    image[60:420, 100:560] = (150, 160, 170)  # grey floor
     x0, y0, x1, y1 = find_tray(image)
-    assert (x0, y0, x1, y1) == pytest.approx((100 / 640, 60 / 480, 560 / 640, 420 / 480),
-                                             abs=0.02)
+    assert (x0, y0, x1, y1) == pytest.approx((100 / 640, 60 / 480, 560 / 640, 420 / 480), abs=0.02)
 
 
 def test_calibration_round_trip_and_clear_errors(tmp_path: Path) -> None:

@@ -45,7 +45,8 @@ class Display:
 
 
 def test_a_display_confirms_every_face_and_an_impossible_one_changes_nothing(
-        mosquitto: Mosquitto) -> None:
+    mosquitto: Mosquitto,
+) -> None:
     settings = mosquitto.settings()
     topics = Topics.of(settings)
     source = SimulatedSource(5)
@@ -61,14 +62,22 @@ def test_a_display_confirms_every_face_and_an_impossible_one_changes_nothing(
             display.client.start()
             assert display.client.wait_connected(WAIT) and display.client.wait_subscribed(WAIT)
             answer = ask_anywhere("d8", link.answers)
-            photos = collect(source, "d8", answer, SettleWatch(empty_tray=source.empty),
-                             throw, Progress("d8", "blue d8", link))
+            photos = collect(
+                source,
+                "d8",
+                answer,
+                SettleWatch(empty_tray=source.empty),
+                throw,
+                Progress("d8", "blue d8", link),
+            )
         refused = watcher.json_on(topics.command_result, lambda b: b["id"] == "impossible")
         watcher.wait_for(lambda m: m.topic == topics.teach and not m.payload)  # emptied at the end
-        steps = [json.loads(m.payload)["step"] for m in watcher.seen
-                 if m.topic == topics.teach and m.payload]
-        replies = [json.loads(m.payload) for m in watcher.seen
-                   if m.topic == topics.command_result]
+        steps = [
+            json.loads(m.payload)["step"]
+            for m in watcher.seen
+            if m.topic == topics.teach and m.payload
+        ]
+        replies = [json.loads(m.payload) for m in watcher.seen if m.topic == topics.command_result]
     display.client.stop()
     assert sorted(photos) == list(range(1, 9))
     assert not refused["ok"] and refused["error"]["field"] == "value"

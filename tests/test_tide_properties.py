@@ -15,8 +15,9 @@ tracks = st.builds(
     footing=st.sampled_from(FOOTINGS),
 )
 exchanges = st.lists(
-    st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 40),
-              st.one_of(st.none(), st.integers(1, 20))),
+    st.tuples(
+        st.sampled_from(["a", "b"]), st.integers(0, 40), st.one_of(st.none(), st.integers(1, 20))
+    ),
     max_size=40,
 )
 
@@ -62,5 +63,9 @@ def test_an_omen_moves_at_most_one_step(track: TideTrack, face: int) -> None:
 
 
 def _setup(track: TideTrack) -> dict[str, object]:
-    return {"weight_a": track.weight_a, "weight_b": track.weight_b, "size": track.size,
-            "footing": track.footing}
+    return {
+        "weight_a": track.weight_a,
+        "weight_b": track.weight_b,
+        "size": track.size,
+        "footing": track.footing,
+    }

@@ -44,15 +44,16 @@ def test_zhaos_first_order_moves_the_bar_six_to_five() -> None:
     assert track.position == 5
 
 
-def _exchange(state: SessionState, zhao: int, reply: int, linked: bool,
-              omen: int | None = None) -> tuple[SessionState, RollRecord]:
+def _exchange(
+    state: SessionState, zhao: int, reply: int, linked: bool, omen: int | None = None
+) -> tuple[SessionState, RollRecord]:
     """Zhao opens with `zhao` Marks (and an Omen), the Mongols reply with `reply` Marks."""
     dice = (Die(DieKind.D20, omen),) if omen else ()
-    state = declare(state, RollContext(actor="Zhao", side="a", tide_linked=linked,
-                                       mode="opposed", marks=zhao))
+    state = declare(
+        state, RollContext(actor="Zhao", side="a", tide_linked=linked, mode="opposed", marks=zhao)
+    )
     state, opening = record_roll(state, Roll(dice))
-    state = declare(state, RollContext(actor="Mongols", side="b", reply_to=opening.id,
-                                       marks=reply))
+    state = declare(state, RollContext(actor="Mongols", side="b", reply_to=opening.id, marks=reply))
     return record_roll(state, Roll(()))
 
 
@@ -94,8 +95,11 @@ def test_zhao_column_omen_bands() -> None:
 
 @pytest.mark.parametrize(
     ("size", "toward_a", "toward_b"),
-    [("small-skirmish", [1], [20]), ("skirmish", [1, 2], [19, 20]),
-     ("battle", [1, 2, 3], [18, 19, 20])],
+    [
+        ("small-skirmish", [1], [20]),
+        ("skirmish", [1, 2], [19, 20]),
+        ("battle", [1, 2, 3], [18, 19, 20]),
+    ],
 )
 def test_equal_footing_table(size: str, toward_a: list[int], toward_b: list[int]) -> None:
     assert TideTrack(8, 8, size).omen_faces() == {"a": toward_a, "b": toward_b}  # type: ignore[arg-type]
@@ -116,10 +120,12 @@ def test_imbalance_procedure(size: str, footing: str, bands: dict[str, list[int]
 
 @pytest.mark.parametrize(
     ("kwargs", "named"),
-    [({"weight_a": 0, "weight_b": 8, "size": "battle"}, "weight_a"),
-     ({"weight_a": 8, "weight_b": -1, "size": "battle"}, "weight_b"),
-     ({"weight_a": 8, "weight_b": 8, "size": "war"}, "size"),
-     ({"weight_a": 8, "weight_b": 8, "size": "battle", "footing": "dire"}, "footing")],
+    [
+        ({"weight_a": 0, "weight_b": 8, "size": "battle"}, "weight_a"),
+        ({"weight_a": 8, "weight_b": -1, "size": "battle"}, "weight_b"),
+        ({"weight_a": 8, "weight_b": 8, "size": "war"}, "size"),
+        ({"weight_a": 8, "weight_b": 8, "size": "battle", "footing": "dire"}, "footing"),
+    ],
 )
 def test_bad_setup_names_what_is_wrong(kwargs: dict[str, object], named: str) -> None:
     with pytest.raises(RuleError, match=named):

@@ -46,13 +46,19 @@ def factory() -> Iterator[MockFactory]:
     Device.pin_factory = None
 
 
-def _loop(tmp_path: Path, factory: MockFactory, source: SimulatedSource,
-          **timing: float) -> ReadLoop:
+def _loop(
+    tmp_path: Path, factory: MockFactory, source: SimulatedSource, **timing: float
+) -> ReadLoop:
     devices = TowerDevices(SIM_PINS, pin_factory=factory)
     calibration = Calibration(background=source.empty)
-    return ReadLoop(source, Table(tmp_path / "session.db"),
-                    lambda frame: read_dice(frame, calibration), devices,
-                    SettleWatch(empty_tray=source.empty), LoopTiming(**timing))
+    return ReadLoop(
+        source,
+        Table(tmp_path / "session.db"),
+        lambda frame: read_dice(frame, calibration),
+        devices,
+        SettleWatch(empty_tray=source.empty),
+        LoopTiming(**timing),
+    )
 
 
 def _steps(loop: ReadLoop, frames: int) -> list[TowerState]:
@@ -126,9 +132,10 @@ def test_fifty_rolls_fifty_readings(tmp_path: Path, factory: MockFactory, sensor
         assert tower.table.state.history[-1].id in kept
         assert len(tower.sim.thrown) == 50
         assert tower.sim.hands_in_empty_tray > 0
-        right = sum(sorted(d.face for d in record.roll.dice) == sorted(d.value for d in thrown)
-                    for record, thrown in zip(tower.table.state.history, tower.sim.thrown,
-                                              strict=True))
+        right = sum(
+            sorted(d.face for d in record.roll.dice) == sorted(d.value for d in thrown)
+            for record, thrown in zip(tower.table.state.history, tower.sim.thrown, strict=True)
+        )
         assert right >= 48, f"only {right} of 50 rolls were read (or fixed by the GM) right"
 
 
@@ -243,10 +250,14 @@ def _others_clear_of_the_cut(dice: tuple[SynthDie, ...]) -> bool:
 def _half_out_of_frame() -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """An empty tray and a tray whose first die the frame edge cuts in half."""
     spec = TraySpec(size=(640, 480), count=(3, 3), side=(0.05, 0.065), blur=0, noise=0)
-    tray = next(t for t in (render_tray(seed, spec, floor_seed=1) for seed in range(100))
-                if _others_clear_of_the_cut(t.dice))
-    empty = render_tray(0, TraySpec(size=(640, 480), count=(0, 0), blur=0, noise=0),
-                        floor_seed=1).image
+    tray = next(
+        t
+        for t in (render_tray(seed, spec, floor_seed=1) for seed in range(100))
+        if _others_clear_of_the_cut(t.dice)
+    )
+    empty = render_tray(
+        0, TraySpec(size=(640, 480), count=(0, 0), blur=0, noise=0), floor_seed=1
+    ).image
     x0, _, x1, _ = tray.dice[0].box
     cut = int((x0 + x1) / 2 * 640)
     frames = [_shifted(image, empty, cut) for image in (empty, tray.image)]
@@ -263,8 +274,9 @@ def _shifted(image: np.ndarray, floor: np.ndarray, cut: int) -> np.ndarray:
     return out
 
 
-def _die_cut_by_the_frame_edge(tmp_path: Path, factory: MockFactory, empty_after: bool = False
-                               ) -> tuple[ReadLoop, tuple[int, ...]]:
+def _die_cut_by_the_frame_edge(
+    tmp_path: Path, factory: MockFactory, empty_after: bool = False
+) -> tuple[ReadLoop, tuple[int, ...]]:
     """A throw whose first die lies half out of frame, read to needs-attention."""
     empty, cut, truth = _half_out_of_frame()
     source = Frames(*[empty] * 3, *[cut] * 10, *([empty] if empty_after else []))
@@ -370,9 +382,14 @@ def test_a_die_the_gm_enters_is_kept_as_a_labelled_example(
     empty, cut, truth = _half_out_of_frame()
     source = Frames(*[empty] * 3, *[cut] * 10)
     corrections = Corrections(tmp_path / "corrections")
-    loop = ReadLoop(source, Table(tmp_path / "s.db"), read_dice,
-                    TowerDevices(SIM_PINS, pin_factory=factory), SettleWatch(),
-                    corrections=corrections)
+    loop = ReadLoop(
+        source,
+        Table(tmp_path / "s.db"),
+        read_dice,
+        TowerDevices(SIM_PINS, pin_factory=factory),
+        SettleWatch(),
+        corrections=corrections,
+    )
     _steps(loop, 3)
     factory.pin(BEAM).drive_low()
     loop.step()
@@ -381,7 +398,7 @@ def test_a_die_the_gm_enters_is_kept_as_a_labelled_example(
     assert loop.state is TowerState.NEEDS_ATTENTION and len(corrections) == 0
     loop.enter_die(0, "d6", truth[0])
     record = loop.table.state.history[0]
-    (name, label), = corrections.labels().items()
+    ((name, label),) = corrections.labels().items()
     assert name == f"{record.id}.png" and label["roll"] == record.id
     assert sorted(d["value"] for d in label["dice"]) == sorted(truth)
     assert "half out of frame" in label["camera"]["unreadable"][0]["reason"]
@@ -406,8 +423,13 @@ def test_corrections_keep_the_newest_and_drop_the_oldest(tmp_path: Path) -> None
 
 
 def test_learning_from_corrections_is_checked_adopted_and_rolled_back(tmp_path: Path) -> None:
-    look = NumeralLook(body=(60, 150, 40), ink=(20, 20, 20), font=cv2.FONT_HERSHEY_TRIPLEX,
-                       stroke=0.14, marker="dot")  # a table's own green d20
+    look = NumeralLook(
+        body=(60, 150, 40),
+        ink=(20, 20, 20),
+        font=cv2.FONT_HERSHEY_TRIPLEX,
+        stroke=0.14,
+        marker="dot",
+    )  # a table's own green d20
     spec = TraySpec(size=(640, 480), side=(0.055, 0.07), floors=("dark",), look=look)
     corrections = Corrections(tmp_path / "corrections")
     for seed in range(6_200_000, 6_200_025):  # the GM entered every d20 of 25 throws

@@ -63,10 +63,12 @@ def test_huge_image_is_downscaled_not_hung() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(hnp.arrays(
-    st.sampled_from([np.uint8, np.uint16, np.float32, np.int32]),
-    hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=48),
-))
+@given(
+    hnp.arrays(
+        st.sampled_from([np.uint8, np.uint16, np.float32, np.int32]),
+        hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=48),
+    )
+)
 def test_any_array_reads_without_crashing(image: np.ndarray) -> None:
     reading = read_dice(image)
     assert reading.ms >= 0

@@ -18,7 +18,9 @@ def _calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     real = dec.face_probabilities
 
     def spy(
-        work: np.ndarray, candidates: list[Candidate], views: tuple[dec.View, ...] = dec.TURNS,
+        work: np.ndarray,
+        candidates: list[Candidate],
+        views: tuple[dec.View, ...] = dec.TURNS,
         readers: int = 0,
     ) -> np.ndarray:
         seen.append(len(candidates))

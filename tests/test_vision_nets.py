@@ -60,8 +60,9 @@ def test_the_mirrored_finder_puts_each_peak_on_the_same_cell() -> None:
     square, _ = nets.letterbox(work, nets.find_size())
     plain = nets.run_finder(square)[0]
     mirrored = nets.run_finder(mirrored_input(square))[0][:, ::-1]
-    shifts = [refine(mirrored, row, col)[0] - refine(plain, row, col)[0]
-              for row, col in peaks(plain, 0.3)]
+    shifts = [
+        refine(mirrored, row, col)[0] - refine(plain, row, col)[0] for row, col in peaks(plain, 0.3)
+    ]
     assert len(shifts) >= 12
     # mirrored without the shift, peaks land about half a cell off
     assert abs(float(np.median(shifts))) < 0.15, shifts

@@ -39,13 +39,14 @@ def _die(kind: str, value: int, x: float) -> DieRead:
     return DieRead(kind, value, (x, 0.4, x + 0.1, 0.5), 0.9)
 
 
-@pytest.mark.parametrize(("tens", "units", "d100"), [(0, 0, 100), (0, 5, 5), (90, 0, 90),
-                                                     (40, 7, 47)])
+@pytest.mark.parametrize(
+    ("tens", "units", "d100"), [(0, 0, 100), (0, 5, 5), (90, 0, 90), (40, 7, 47)]
+)
 def test_a_tens_and_a_units_d10_make_a_d100(tens: int, units: int, d100: int) -> None:
-    reading = Reading((_die("d20", 12, 0.1), _die("d10-tens", tens, 0.4),
-                       _die("d10", units, 0.6)))
+    reading = Reading((_die("d20", 12, 0.1), _die("d10-tens", tens, 0.4), _die("d10", units, 0.6)))
     assert [c.to_dict() for c in reading.combined] == [
-        {"die": "d100", "value": d100, "dice": [1, 2]}]
+        {"die": "d100", "value": d100, "dice": [1, 2]}
+    ]
     assert reading.to_dict()["combined"] == [{"die": "d100", "value": d100, "dice": [1, 2]}]
     roll = roll_of(reading)
     assert roll.faces(DieKind.D100) == (d100,)
@@ -54,8 +55,14 @@ def test_a_tens_and_a_units_d10_make_a_d100(tens: int, units: int, d100: int) ->
 
 
 def test_two_pairs_pair_by_nearness() -> None:
-    reading = Reading((_die("d10-tens", 20, 0.1), _die("d10-tens", 70, 0.8),
-                       _die("d10", 9, 0.85), _die("d10", 3, 0.15)))
+    reading = Reading(
+        (
+            _die("d10-tens", 20, 0.1),
+            _die("d10-tens", 70, 0.8),
+            _die("d10", 9, 0.85),
+            _die("d10", 3, 0.15),
+        )
+    )
     assert sorted((c.value, c.dice) for c in reading.combined) == [(23, (0, 3)), (79, (1, 2))]
 
 
@@ -121,16 +128,18 @@ def test_six_is_never_read_as_nine() -> None:
         kind = str(rng.choice(["d8", "d10", "d12", "d20"]))
         tray = render_tray(seed, SPEC, dice=(kind,) * 3)
         for die in read_dice(tray.image).dice:
-            truth = min(tray.dice, key=lambda t: abs(t.box[0] - die.box[0]) + abs(t.box[1]
-                                                                                   - die.box[1]))
+            truth = min(
+                tray.dice, key=lambda t: abs(t.box[0] - die.box[0]) + abs(t.box[1] - die.box[1])
+            )
             if truth.value in (6, 9) and die.value in (6, 9):
                 read += 1
                 confused += die.value != truth.value
     assert confused == 0, f"{confused} of {read} sixes and nines read as the other"
 
 
-TABLE_SET = NumeralLook(body=(60, 150, 40), ink=(20, 20, 20), font=cv2.FONT_HERSHEY_TRIPLEX,
-                        stroke=0.14, marker="dot")
+TABLE_SET = NumeralLook(
+    body=(60, 150, 40), ink=(20, 20, 20), font=cv2.FONT_HERSHEY_TRIPLEX, stroke=0.14, marker="dot"
+)
 """A table's own d20: green, black serif numerals, dotted 6 and 9."""
 TABLE_SPEC = TraySpec(size=(640, 480), side=(0.055, 0.07), floors=("dark",), look=TABLE_SET)
 
@@ -154,8 +163,10 @@ def test_teach_one_photo_per_face_then_read_new_throws(tmp_path: Path) -> None:
     assert set(report.added) == {f"d20:{v}" for v in face_values("d20")}
     assert report.after >= report.before
     counts = {}
-    for name, settings in (("plain", ReaderSettings()),
-                           ("taught", ReaderSettings(profile=str(tmp_path / "profile")))):
+    for name, settings in (
+        ("plain", ReaderSettings()),
+        ("taught", ReaderSettings(profile=str(tmp_path / "profile"))),
+    ):
         right = wrong = dice = 0
         for seed in range(6_100_000, 6_100_020):
             tray = render_tray(seed, TABLE_SPEC, dice=("d20", "d20"))
@@ -173,8 +184,9 @@ def test_teach_one_photo_per_face_then_read_new_throws(tmp_path: Path) -> None:
     profile = load_profile(tmp_path / "profile")
     known = 0
     for path, value in zip(photos, face_values("d20"), strict=True):
-        reading = read_dice(cv2.imread(str(path)),
-                            settings=ReaderSettings(profile=str(tmp_path / "profile")))
+        reading = read_dice(
+            cv2.imread(str(path)), settings=ReaderSettings(profile=str(tmp_path / "profile"))
+        )
         known += [(d.die, d.value) for d in reading.dice] == [("d20", value)]
     assert known >= 16, f"{known} of 20 taught photos read as taught"
     assert profile.names == {"d20": "green omen"}
@@ -186,9 +198,18 @@ def test_a_teach_that_would_read_other_dice_worse_is_refused(tmp_path: Path) -> 
         tray = render_tray(seed, replace(SPEC, kinds=NUMERAL_KINDS[1:]))
         path = tmp_path / f"tray_{seed}.png"
         cv2.imwrite(str(path), tray.image)
-        labels[path.name] = {"dice": [{"die": d.die, "value": face_values(d.die)[
-            (face_values(d.die).index(d.value) + 1) % len(face_values(d.die))], "box": d.box}
-            for d in tray.dice]}
+        labels[path.name] = {
+            "dice": [
+                {
+                    "die": d.die,
+                    "value": face_values(d.die)[
+                        (face_values(d.die).index(d.value) + 1) % len(face_values(d.die))
+                    ],
+                    "box": d.box,
+                }
+                for d in tray.dice
+            ]
+        }
         photos.append(path)
     (tmp_path / "labels.json").write_text(json.dumps(labels))
     with pytest.raises(TeachError, match="refused"):
@@ -206,9 +227,17 @@ def test_teach_refuses_bad_labels_and_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "profile").exists()
 
 
-@pytest.mark.parametrize(("bgr", "name"), [((240, 240, 240), "white"), ((20, 20, 20), "black"),
-                                           ((40, 40, 200), "red"), ((200, 60, 40), "blue"),
-                                           ((40, 200, 230), "yellow"), ((60, 180, 60), "green")])
+@pytest.mark.parametrize(
+    ("bgr", "name"),
+    [
+        ((240, 240, 240), "white"),
+        ((20, 20, 20), "black"),
+        ((40, 40, 200), "red"),
+        ((200, 60, 40), "blue"),
+        ((40, 200, 230), "yellow"),
+        ((60, 180, 60), "green"),
+    ],
+)
 def test_a_dice_colour_has_the_name_a_table_uses(bgr: tuple[int, int, int], name: str) -> None:
     assert colour_name(bgr) == name
 
@@ -231,8 +260,9 @@ def test_a_pinned_kind_in_another_colour_is_set_aside_not_counted() -> None:
 
 
 def test_teach_at_the_simulated_tower_asks_for_every_face(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["teach", "--sim", "--die", "d8", "--name", "blue d8",
-                                       str(tmp_path / "dice")])
+    result = CliRunner().invoke(
+        main, ["teach", "--sim", "--die", "d8", "--name", "blue d8", str(tmp_path / "dice")]
+    )
     assert result.exit_code == 0, result.output
     assert "throw the d8: 8 face(s) to go (1 2 3 4 5 6 7 8)" in result.output
     assert "taught 8 faces" in result.output

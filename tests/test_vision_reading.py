@@ -51,16 +51,28 @@ def test_match_by_centre_or_iou() -> None:
 
 
 def test_score_counts_wrong_missed_extra_and_unreadable() -> None:
-    labels = (Label(3, (0.0, 0.0, 0.1, 0.1)), Label(5, (0.5, 0.5, 0.6, 0.6)),
-              Label(2, (0.8, 0.8, 0.9, 0.9)), Label(4, (0.7, 0.1, 0.8, 0.2)))
+    labels = (
+        Label(3, (0.0, 0.0, 0.1, 0.1)),
+        Label(5, (0.5, 0.5, 0.6, 0.6)),
+        Label(2, (0.8, 0.8, 0.9, 0.9)),
+        Label(4, (0.7, 0.1, 0.8, 0.2)),
+    )
     reading = Reading(
-        (DieRead("d6", 3, (0.0, 0.0, 0.1, 0.1), 0.9), DieRead("d6", 6, (0.5, 0.5, 0.6, 0.6), 0.8),
-         DieRead("d6", 1, (0.3, 0.3, 0.35, 0.35), 0.9)),
+        (
+            DieRead("d6", 3, (0.0, 0.0, 0.1, 0.1), 0.9),
+            DieRead("d6", 6, (0.5, 0.5, 0.6, 0.6), 0.8),
+            DieRead("d6", 1, (0.3, 0.3, 0.35, 0.35), 0.9),
+        ),
         (Unreadable((0.8, 0.8, 0.9, 0.9), "unsure"),),
     )
     s = score(reading, labels)
     assert (s.right, s.wrong_value, s.false_positives, s.unreadable_on_die, s.missed) == (
-        1, 1, 1, 1, 1)
+        1,
+        1,
+        1,
+        1,
+        1,
+    )
     assert not s.all_right
 
 

@@ -47,8 +47,12 @@ def test_real_photo_results_are_well_formed() -> None:
 
 def test_the_label_fixes_each_change_one_die() -> None:
     raw, fixed = load_labels(DATA, fixed=False), load_labels(DATA)
-    changed = [(a.path.name, x.value, y.value) for a, b in zip(raw, fixed, strict=True)
-               for x, y in zip(a.dice, b.dice, strict=False) if x != y]
+    changed = [
+        (a.path.name, x.value, y.value)
+        for a, b in zip(raw, fixed, strict=True)
+        for x, y in zip(a.dice, b.dice, strict=False)
+        if x != y
+    ]
     added = sum(len(b.dice) - len(a.dice) for a, b in zip(raw, fixed, strict=True))
     assert len(changed) == 4 and added == 3  # as vision/label_fixes.json lists them
     assert all(was != now for _, was, now in changed)

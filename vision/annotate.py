@@ -26,8 +26,16 @@ def _label(image: np.ndarray, text: str, x: int, y: int, colour: tuple[int, int,
     (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
     top = y - th - base - 2 if y - th - base - 2 >= 0 else y
     cv2.rectangle(image, (x, top), (x + tw + 2, top + th + base + 2), colour, -1)
-    cv2.putText(image, text, (x + 1, top + th + 1), cv2.FONT_HERSHEY_SIMPLEX, scale,
-                (255, 255, 255), thick, cv2.LINE_AA)
+    cv2.putText(
+        image,
+        text,
+        (x + 1, top + th + 1),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        scale,
+        (255, 255, 255),
+        thick,
+        cv2.LINE_AA,
+    )
 
 
 def annotate(image: np.ndarray, reading: Reading) -> np.ndarray:
@@ -39,8 +47,9 @@ def annotate(image: np.ndarray, reading: Reading) -> np.ndarray:
         x0, y0, x1, y1 = _pixels(die.box, w, h)
         cv2.rectangle(out, (x0, y0), (x1, y1), READ_COLOUR, thick)
         name = "" if die.die == "d6" else f"{die.die} "
-        _label(out, f"{name}{face_text(die.die, die.value)} {die.confidence:.2f}", x0, y0,
-               READ_COLOUR)
+        _label(
+            out, f"{name}{face_text(die.die, die.value)} {die.confidence:.2f}", x0, y0, READ_COLOUR
+        )
     for item in reading.unreadable:
         x0, y0, x1, y1 = _pixels(item.box, w, h)
         cv2.rectangle(out, (x0, y0), (x1, y1), UNREADABLE_COLOUR, thick)

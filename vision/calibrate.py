@@ -32,7 +32,7 @@ def find_tray(background: np.ndarray) -> tuple[float, float, float, float]:
     small = cv2.resize(background, (160, max(1, round(160 * h / w))), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     sh, sw = lab.shape[:2]
-    centre = np.median(lab[sh // 3: 2 * sh // 3, sw // 3: 2 * sw // 3].reshape(-1, 3), axis=0)
+    centre = np.median(lab[sh // 3 : 2 * sh // 3, sw // 3 : 2 * sw // 3].reshape(-1, 3), axis=0)
     floor = (np.linalg.norm(lab - centre, axis=2) < 18).astype(np.uint8)
     count, _labels, stats, _ = cv2.connectedComponentsWithStats(floor)
     if count < 2:
@@ -42,15 +42,22 @@ def find_tray(background: np.ndarray) -> tuple[float, float, float, float]:
     return (float(x / sw), float(y / sh), float((x + bw) / sw), float((y + bh) / sh))
 
 
-def save_calibration(folder: str | Path, background: np.ndarray,
-                     tray: tuple[float, float, float, float],
-                     exposure: dict[str, Any] | None = None) -> Path:
+def save_calibration(
+    folder: str | Path,
+    background: np.ndarray,
+    tray: tuple[float, float, float, float],
+    exposure: dict[str, Any] | None = None,
+) -> Path:
     """Store the background, the tray region and the exposure settings; returns the folder."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(folder / BACKGROUND), background)
-    meta = {"version": 1, "tray": list(tray), "size": list(background.shape[1::-1]),
-            "exposure": exposure or {}}
+    meta = {
+        "version": 1,
+        "tray": list(tray),
+        "size": list(background.shape[1::-1]),
+        "exposure": exposure or {},
+    }
     (folder / META).write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
     return folder
 
@@ -81,6 +88,14 @@ def annotate_tray(background: np.ndarray, tray: tuple[float, float, float, float
     h, w = image.shape[:2]
     x0, y0, x1, y1 = (round(v) for v in (tray[0] * w, tray[1] * h, tray[2] * w, tray[3] * h))
     cv2.rectangle(image, (x0, y0), (x1 - 1, y1 - 1), (0, 200, 255), 3)
-    cv2.putText(image, "tray", (x0 + 8, y0 + 28), cv2.FONT_HERSHEY_SIMPLEX, 0.9,
-                (0, 200, 255), 2, cv2.LINE_AA)
+    cv2.putText(
+        image,
+        "tray",
+        (x0 + 8, y0 + 28),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.9,
+        (0, 200, 255),
+        2,
+        cv2.LINE_AA,
+    )
     return image

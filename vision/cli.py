@@ -39,12 +39,21 @@ def _write_annotation(path: Path, image: np.ndarray, reading: Reading) -> None:
 @click.command("read")
 @click.argument("images", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per image.")
-@click.option("--annotate", "annotate_to", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write IMAGE with each die boxed and labelled to this file (one image only).")
-@click.option("--profile", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Read with the table's taught dice (a folder `tidetower teach` wrote).")
-def read_command(images: tuple[str, ...], as_json: bool, annotate_to: Path | None,
-                 profile: Path | None) -> None:
+@click.option(
+    "--annotate",
+    "annotate_to",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write IMAGE with each die boxed and labelled to this file (one image only).",
+)
+@click.option(
+    "--profile",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Read with the table's taught dice (a folder `tidetower teach` wrote).",
+)
+def read_command(
+    images: tuple[str, ...], as_json: bool, annotate_to: Path | None, profile: Path | None
+) -> None:
     """Read the dice in tray photos, or close-ups of one die: every kind, its face, and
     the d100 a tens and a units d10 make together."""
     if annotate_to is not None and len(images) != 1:
@@ -69,4 +78,3 @@ def read_command(images: tuple[str, ...], as_json: bool, annotate_to: Path | Non
             _write_annotation(annotate_to, image, reading)
     if failed:
         raise SystemExit(1)
-

@@ -7,11 +7,31 @@ import numpy as np
 
 from tidetower.vision.reading import Box
 
-COLOURS = ("white", "grey", "black", "red", "orange", "yellow", "green", "cyan", "blue",
-           "purple", "pink")
+COLOURS = (
+    "white",
+    "grey",
+    "black",
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "cyan",
+    "blue",
+    "purple",
+    "pink",
+)
 """The names a pin may use."""
-HUES = ((10, "red"), (22, "orange"), (35, "yellow"), (85, "green"), (100, "cyan"),
-        (130, "blue"), (150, "purple"), (170, "pink"), (180, "red"))
+HUES = (
+    (10, "red"),
+    (22, "orange"),
+    (35, "yellow"),
+    (85, "green"),
+    (100, "cyan"),
+    (130, "blue"),
+    (150, "purple"),
+    (170, "pink"),
+    (180, "red"),
+)
 """Upper OpenCV hue (0..180) of each named hue band."""
 
 

@@ -96,8 +96,9 @@ def read_dice(
     return Reading(dice, unreadable, (time.perf_counter() - start) * 1000, aside)
 
 
-def pinned(work: np.ndarray, dice: tuple[DieRead, ...], pins: dict[str, str]
-           ) -> tuple[tuple[DieRead, ...], tuple[SetAside, ...]]:
+def pinned(
+    work: np.ndarray, dice: tuple[DieRead, ...], pins: dict[str, str]
+) -> tuple[tuple[DieRead, ...], tuple[SetAside, ...]]:
     """Split the dice into those that count and those of a pinned kind in another colour."""
     if not pins:
         return dice, ()
@@ -125,13 +126,17 @@ def judge(work: np.ndarray, candidates: list[Candidate], settings: ReaderSetting
         return found
     net = read_numerals(work, candidates, settings)
     size = (work.shape[1], work.shape[0])
-    judged = [judge_numeral(c, row, d6, size, settings)
-              for c, row, d6 in zip(candidates, net.probs, found, strict=True)]
+    judged = [
+        judge_numeral(c, row, d6, size, settings)
+        for c, row, d6 in zip(candidates, net.probs, found, strict=True)
+    ]
     if settings.profile is None:
         return judged
     taught = load_profile(settings.profile).match(net.embeddings)
-    return [as_taught(c, match, verdict, size)
-            for c, match, verdict in zip(candidates, taught, judged, strict=True)]
+    return [
+        as_taught(c, match, verdict, size)
+        for c, match, verdict in zip(candidates, taught, judged, strict=True)
+    ]
 
 
 def _calibrated_floor(calibration: Calibration | None, work: np.ndarray) -> np.ndarray | None:

@@ -78,9 +78,17 @@ def load_labels(folder: Path, fixed: bool = True) -> list[LabelledImage]:
     return [
         LabelledImage(
             folder / item["file"],
-            _fixed(tuple(Label(int(d["value"]), _box(d["box"]),
-                               LABEL_KINDS.get(d.get("die", "d6"), d.get("die", "d6")))
-                         for d in item["dice"]), fixes.get(item["file"], [])),
+            _fixed(
+                tuple(
+                    Label(
+                        int(d["value"]),
+                        _box(d["box"]),
+                        LABEL_KINDS.get(d.get("die", "d6"), d.get("die", "d6")),
+                    )
+                    for d in item["dice"]
+                ),
+                fixes.get(item["file"], []),
+            ),
         )
         for item in raw
     ]

@@ -41,8 +41,9 @@ def changed_fraction(a: np.ndarray, b: np.ndarray, pixel_change: int) -> float:
 class SettleWatch:
     """Follows the frames of one camera and says whether the tray moved and for how long not."""
 
-    def __init__(self, settings: SettleSettings | None = None,
-                 empty_tray: np.ndarray | None = None) -> None:
+    def __init__(
+        self, settings: SettleSettings | None = None, empty_tray: np.ndarray | None = None
+    ) -> None:
         self.settings = settings or SettleSettings()
         self.empty = preview(empty_tray) if empty_tray is not None else None
         self.still_frames = 0
@@ -51,8 +52,11 @@ class SettleWatch:
     def update(self, frame: np.ndarray) -> bool:
         """Take the next frame; True if the tray moved since the previous one."""
         current = preview(frame)
-        moved = self._last is None or changed_fraction(
-            self._last, current, self.settings.pixel_change) > self.settings.moving_fraction
+        moved = (
+            self._last is None
+            or changed_fraction(self._last, current, self.settings.pixel_change)
+            > self.settings.moving_fraction
+        )
         self.still_frames = 0 if moved else self.still_frames + 1
         self._last = current
         return moved

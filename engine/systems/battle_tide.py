@@ -140,8 +140,11 @@ def shift(tide: BattleTide, toward: int, steps: int, cause: str) -> BattleTide:
         return tide
     favoured, after = _moved(tide, toward, steps)
     moved = dataclasses.replace(tide, favoured=favoured, steps=after)
-    motion = Motion(f"{cause}: {steps} step{'s' * (steps > 1)} toward {tide.sides[toward]}",
-                    _position(tide), _position(moved))
+    motion = Motion(
+        f"{cause}: {steps} step{'s' * (steps > 1)} toward {tide.sides[toward]}",
+        _position(tide),
+        _position(moved),
+    )
     return dataclasses.replace(moved, last_motion=motion)
 
 
@@ -161,8 +164,10 @@ def _position(tide: BattleTide) -> int:
 
 def _two_sides(tide: BattleTide, what: str) -> None:
     if len(tide.sides) != 2:
-        raise RuleError(f"{what} needs exactly two sides; lump allies into one side "
-                        "(seed 001) or shift the tide by hand")
+        raise RuleError(
+            f"{what} needs exactly two sides; lump allies into one side "
+            "(seed 001) or shift the tide by hand"
+        )
 
 
 def recount(tide: BattleTide, a: Roster, b: Roster) -> BattleTide:
@@ -181,8 +186,7 @@ def _signed(side: int | None, steps: int) -> int:
     return 0 if side is None else (steps if side == 1 else -steps)
 
 
-def demoralise(tide: BattleTide, name: str, side: int, favour: int | None = None
-               ) -> BattleTide:
+def demoralise(tide: BattleTide, name: str, side: int, favour: int | None = None) -> BattleTide:
     """A creature drops below zero morale: one step to the opposing side."""
     if any(d.name == name for d in tide.demoralised):
         raise RuleError(f"{name} is already demoralised")
@@ -192,8 +196,9 @@ def demoralise(tide: BattleTide, name: str, side: int, favour: int | None = None
     if favour == side:
         raise RuleError("demoralisation favours the opposing side, not the creature's own")
     moved = shift(tide, favour, 1, f"{name} demoralised")
-    return dataclasses.replace(moved, demoralised=(*tide.demoralised,
-                                                   Demoralised(name, side, favour)))
+    return dataclasses.replace(
+        moved, demoralised=(*tide.demoralised, Demoralised(name, side, favour))
+    )
 
 
 def restore(tide: BattleTide, name: str) -> BattleTide:
@@ -202,16 +207,18 @@ def restore(tide: BattleTide, name: str) -> BattleTide:
     if found is None:
         raise RuleError(f"{name} is not demoralised")
     moved = shift(tide, found.side, 1, f"{name}'s morale restored")
-    return dataclasses.replace(moved, demoralised=tuple(d for d in tide.demoralised
-                                                         if d.name != name))
+    return dataclasses.replace(
+        moved, demoralised=tuple(d for d in tide.demoralised if d.name != name)
+    )
 
 
 def _roster(value: JSONValue, what: str) -> Roster:
     if isinstance(value, int) and not isinstance(value, bool):
         return Roster(plain=value)
     if not isinstance(value, Mapping):
-        raise RuleError(f"{what} must be a head count or {{plain, complex, legendary}}, "
-                        f"got {value!r}")
+        raise RuleError(
+            f"{what} must be a head count or {{plain, complex, legendary}}, got {value!r}"
+        )
     p.check_keys(value, ("plain", "complex", "legendary"), f"{what} field(s)")
     return Roster(**{k: value[k] for k in value})
 
@@ -234,10 +241,14 @@ def _side_list(value: JSONValue, tide: BattleTide, what: str) -> list[int]:
 
 def _from_morale(tide: BattleTide, morale: JSONValue) -> BattleTide:
     """Start toward the side with the highest morale, by its lead over the next side."""
-    if not isinstance(morale, list | tuple) or len(morale) != len(tide.sides) or not all(
-            isinstance(m, int) and not isinstance(m, bool) for m in morale):
-        raise RuleError(f"morale must list one whole number per side "
-                        f"({len(tide.sides)}), got {morale!r}")
+    if (
+        not isinstance(morale, list | tuple)
+        or len(morale) != len(tide.sides)
+        or not all(isinstance(m, int) and not isinstance(m, bool) for m in morale)
+    ):
+        raise RuleError(
+            f"morale must list one whole number per side ({len(tide.sides)}), got {morale!r}"
+        )
     ranked = sorted(range(len(morale)), key=lambda i: morale[i], reverse=True)
     lead = morale[ranked[0]] - morale[ranked[1]]
     return shift(tide, ranked[0], lead, "highest morale")
@@ -289,15 +300,20 @@ def _attack(tide: BattleTide, context: RollContext, roll: Roll) -> dict[str, JSO
     if not roll.dice:
         raise RuleError("an attack roll needs dice in the tray")
     side = _side(tide, context)
-    target = (tide.side_index(p.text(context.params, "target")) if "target" in context.params
-              else None)
+    target = (
+        tide.side_index(p.text(context.params, "target")) if "target" in context.params else None
+    )
     if target is None:
         _two_sides(tide, "an attack without a target side")
         target = 1 - side
     faces = sum(d.face for d in roll.dice)
     total = faces + p.whole(context.params, "attack", 0) + tide.bonus(side)
-    facts: dict[str, JSONValue] = {"faces": faces, "attack_bonus": tide.bonus(side),
-                                   "defence_bonus": tide.bonus(target), "total": total}
+    facts: dict[str, JSONValue] = {
+        "faces": faces,
+        "attack_bonus": tide.bonus(side),
+        "defence_bonus": tide.bonus(target),
+        "total": total,
+    }
     if "defence" in context.params:
         defence = p.whole(context.params, "defence") + tide.bonus(target)
         facts |= {"defence": defence, "hit": total >= defence}
@@ -348,8 +364,9 @@ class BattleTideSystem(RuleSystem[BattleTide]):
         if mode in ("attack", "shift", "demoralise"):
             _side(state, context)
 
-    def resolve(self, state: BattleTide, context: RollContext, roll: Roll,
-                earlier: Mapping[str, RollRecord]) -> tuple[BattleTide, Outcome]:
+    def resolve(
+        self, state: BattleTide, context: RollContext, roll: Roll, earlier: Mapping[str, RollRecord]
+    ) -> tuple[BattleTide, Outcome]:
         self.check_context(state, context)
         mode = context.mode or "attack"
         if mode == "attack":
@@ -357,26 +374,49 @@ class BattleTideSystem(RuleSystem[BattleTide]):
             tide = state
         else:
             if roll.dice:
-                raise RuleError(f"{mode} is a GM action: it takes no dice, the tray shows "
-                                f"{len(roll.dice)}")
+                raise RuleError(
+                    f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}"
+                )
             tide = gm_action(dataclasses.replace(state, last_motion=None), context)
-            facts = ({"path": walk(state, _side(state, context), _steps(context))}
-                     if mode == "shift" else {})
+            facts = (
+                {"path": walk(state, _side(state, context), _steps(context))}
+                if mode == "shift"
+                else {}
+            )
         motions = (tide.last_motion,) if tide.last_motion and tide is not state else ()
         facts |= {"mode": mode, "tide": tide.describe(), "position": _position(tide)}
         summary = f"{mode}: the tide stands at {tide.describe()}"
         if "total" in facts:
-            summary = f"attack {facts['total']}" + (
-                f" vs defence {facts['defence']}: {'hit' if facts['hit'] else 'miss'}"
-                if "hit" in facts else "") + f" (tide {tide.describe()})"
+            summary = (
+                f"attack {facts['total']}"
+                + (
+                    f" vs defence {facts['defence']}: {'hit' if facts['hit'] else 'miss'}"
+                    if "hit" in facts
+                    else ""
+                )
+                + f" (tide {tide.describe()})"
+            )
         return tide, Outcome(summary, facts, motions)
 
     def bar(self, state: BattleTide) -> BarState:
         reach = max(state.span, state.steps)
         if len(state.sides) == 2:
-            return BarState(system=self.name, low=-reach, high=reach, position=state.signed,
-                            label_a=state.sides[0], label_b=state.sides[1],
-                            last_motion=state.last_motion)
+            return BarState(
+                system=self.name,
+                low=-reach,
+                high=reach,
+                position=state.signed,
+                label_a=state.sides[0],
+                label_b=state.sides[1],
+                last_motion=state.last_motion,
+            )
         leader = state.sides[state.favoured] if state.favoured is not None else "Neutral"
-        return BarState(system=self.name, low=-reach, high=reach, position=-state.steps,
-                        label_a=leader, label_b="the others", last_motion=state.last_motion)
+        return BarState(
+            system=self.name,
+            low=-reach,
+            high=reach,
+            position=-state.steps,
+            label_a=leader,
+            label_b="the others",
+            last_motion=state.last_motion,
+        )

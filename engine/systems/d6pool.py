@@ -42,8 +42,19 @@ D6Table = t.D6Table
 Earlier = Mapping[str, RollRecord]
 Step = tuple[t.D6Table, dict[str, JSONValue]]
 
-POOL_PARAMS = ("rating", "bonus", "assists", "push", "difficulty", "action", "threshold",
-               "combat", "clock", "spend_momentum", "harm")
+POOL_PARAMS = (
+    "rating",
+    "bonus",
+    "assists",
+    "push",
+    "difficulty",
+    "action",
+    "threshold",
+    "combat",
+    "clock",
+    "spend_momentum",
+    "harm",
+)
 COMBAT_ROLLS = ("strike", "defend")
 
 
@@ -74,9 +85,13 @@ def plan_action(context: RollContext, settings: t.D6Settings) -> ActionPlan:
     net = rating + p.whole(prm, "bonus", 0) + len(assists) + (push == "die")
     difficulty = p.whole(prm, "difficulty", 1, minimum=1, maximum=12)
     plan = ActionPlan(
-        rating=net, threshold=p.choice(prm, "threshold", (3, 4), default_threshold),
-        difficulty=max(difficulty - (push == "difficulty"), 1), action=action,
-        combat=action in COMBAT_ROLLS or p.flag(prm, "combat"), push=push, assists=assists,
+        rating=net,
+        threshold=p.choice(prm, "threshold", (3, 4), default_threshold),
+        difficulty=max(difficulty - (push == "difficulty"), 1),
+        action=action,
+        combat=action in COMBAT_ROLLS or p.flag(prm, "combat"),
+        push=push,
+        assists=assists,
         clock=p.text(prm, "clock") if "clock" in prm else None,
         spend_momentum=p.flag(prm, "spend_momentum"),
         harm=p.optional_whole(prm, "harm", minimum=0),
@@ -94,9 +109,15 @@ def _read(plan: ActionPlan, faces: tuple[int, ...], settings: t.D6Settings) -> P
 
 
 def _pool_facts(read: PoolRead) -> dict[str, JSONValue]:
-    return {"hits": read.hits, "sixes": read.sixes, "bonus_dice": read.bonus_dice,
-            "exploded": read.exploded, "traitor": read.traitor, "dice": read.rating,
-            "threshold": read.threshold}
+    return {
+        "hits": read.hits,
+        "sixes": read.sixes,
+        "bonus_dice": read.bonus_dice,
+        "exploded": read.exploded,
+        "traitor": read.traitor,
+        "dice": read.rating,
+        "threshold": read.threshold,
+    }
 
 
 def _costs(table: D6Table, actor: str, plan: ActionPlan) -> Step:
@@ -115,8 +136,9 @@ def _momentum(table: D6Table, actor: str, plan: ActionPlan, result: str, excess:
     if plan.spend_momentum:
         if not table.has_momentum(actor):
             raise RuleError(f"{actor} has no momentum to spend")
-        landed = result == "full" or (result == "partial"
-                                      and table.settings.momentum_spend == "success")
+        landed = result == "full" or (
+            result == "partial" and table.settings.momentum_spend == "success"
+        )
         if landed:
             table, spent = t.set_momentum(table, actor, False), True
     gained = plan.combat and excess > 0 and bool(actor)
@@ -133,8 +155,7 @@ def _action(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: E
     plan = plan_action(ctx, table.settings)
     read = _read(plan, faces, table.settings)
     result, excess = outcome(read.hits, plan.difficulty)
-    facts = _pool_facts(read) | {"difficulty": plan.difficulty, "result": result,
-                                 "excess": excess}
+    facts = _pool_facts(read) | {"difficulty": plan.difficulty, "result": result, "excess": excess}
     table, paid = _costs(table, ctx.actor, plan)
     table, moved = _momentum(table, ctx.actor, plan, result, excess)
     facts |= paid | moved
@@ -152,8 +173,10 @@ def _resist(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: E
         raise RuleError("attribute 0: this table does not allow resisting with no dice")
     dice = 2 if zero else score
     if len(faces) != dice:
-        raise RuleError(f"a resistance roll at attribute {score} throws {dice} dice, "
-                        f"the tray shows {len(faces)}")
+        raise RuleError(
+            f"a resistance roll at attribute {score} throws {dice} dice, "
+            f"the tray shows {len(faces)}"
+        )
     cost = resistance_cost(faces, zero_dice=zero)
     facts: dict[str, JSONValue] = {"attribute": score, "cost": cost}
     if ctx.actor:
@@ -182,8 +205,12 @@ def _contest(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: 
     first = (int(opening.outcome.facts["hits"]), int(opening.outcome.facts["sixes"]))
     winner, excess, why = contest(first, (read.hits, read.sixes))
     names = {"a": opening.context.actor or "the opener", "b": ctx.actor or "the reply"}
-    return table, facts | {"reply_to": opening.id, "winner": names[winner] if winner else None,
-                           "excess": excess, "why": why}
+    return table, facts | {
+        "reply_to": opening.id,
+        "winner": names[winner] if winner else None,
+        "excess": excess,
+        "why": why,
+    }
 
 
 def _as_result(value: JSONValue) -> Result:
@@ -208,10 +235,16 @@ def _group(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Ea
     members = [r for r in earlier.values() if root and root.id in (r.id, r.context.reply_to)]
     rolls = [(_as_result(facts["result"]), int(facts["excess"]), ctx.actor)] + [
         (_as_result(r.outcome.facts["result"]), int(r.outcome.facts["excess"]), r.context.actor)
-        for r in members]
+        for r in members
+    ]
     best = max(rolls, key=lambda roll: result_rank(roll[0], roll[1]))
-    return table, facts | {"leader": leader, "group_result": best[0], "group_excess": best[1],
-                           "group_best_by": best[2], "group_size": len(rolls)}
+    return table, facts | {
+        "leader": leader,
+        "group_result": best[0],
+        "group_excess": best[1],
+        "group_best_by": best[2],
+        "group_size": len(rolls),
+    }
 
 
 def _fortune(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier) -> Step:
@@ -220,8 +253,12 @@ def _fortune(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: 
         raise RuleError(f"a fortune roll is one d6, the tray shows {len(faces)}")
     likelihood = p.choice(ctx.params, "likelihood", tuple(LIKELIHOOD), "even")
     target = fortune_target(likelihood, p.whole(ctx.params, "modifier", 0, -3, 3))
-    return table, {"tn": target, "face": faces[0], "success": faces[0] >= target,
-                   "margin": faces[0] - target}
+    return table, {
+        "tn": target,
+        "face": faces[0],
+        "success": faces[0] >= target,
+        "margin": faces[0] - target,
+    }
 
 
 def _auction(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier) -> Step:
@@ -242,22 +279,25 @@ def _reveal(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: E
     return t.auction_reveal(table)
 
 
-def _new_clock(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier
-               ) -> Step:
+def _new_clock(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier) -> Step:
     prm = ctx.params
-    clock = Clock(p.text(prm, "clock"), p.whole(prm, "size", 4), p.whole(prm, "filled", 0),
-                  p.choice(prm, "kind", ("progress", "danger"), "progress"),
-                  p.text(prm, "rival") if "rival" in prm else None)
+    clock = Clock(
+        p.text(prm, "clock"),
+        p.whole(prm, "size", 4),
+        p.whole(prm, "filled", 0),
+        p.choice(prm, "kind", ("progress", "danger"), "progress"),
+        p.text(prm, "rival") if "rival" in prm else None,
+    )
     return t.add_clock(table, clock), {"clock": clock.name, "size": clock.size}
 
 
-def _tick_clock(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier
-                ) -> Step:
+def _tick_clock(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier) -> Step:
     return t.apply_clock(table, p.text(ctx.params, "clock"), p.whole(ctx.params, "segments", 1))
 
 
-def _remove_clock(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier
-                  ) -> Step:
+def _remove_clock(
+    table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier
+) -> Step:
     name = p.text(ctx.params, "clock")
     return t.remove_clock(table, name), {"removed": name}
 
@@ -266,8 +306,7 @@ def _stress(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: E
     return t.add_stress(table, ctx.actor, p.whole(ctx.params, "amount", None, -20, 20))
 
 
-def _end_combat(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier
-                ) -> Step:
+def _end_combat(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier) -> Step:
     return t.end_combat(table), {"momentum_expired": list(table.momentum)}
 
 
@@ -296,8 +335,7 @@ def _d6_faces(roll: Roll, throws: bool, mode: str) -> tuple[int, ...]:
     if stray:
         raise RuleError(f"{stray[0].kind.value} is not part of a d6-pool roll: throw d6 only")
     if not throws and roll.dice:
-        raise RuleError(f"{mode} is a GM action: it takes no dice, the tray shows "
-                        f"{len(roll.dice)}")
+        raise RuleError(f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}")
     return roll.faces(DieKind.D6)
 
 
@@ -310,8 +348,9 @@ def _summary(ctx: RollContext, mode: str, facts: Mapping[str, JSONValue]) -> str
         return f"{who} rolled for the auction: hits hidden until the reveal"
     if mode == "reveal":
         return f"auction: {' and '.join(map(str, facts['winners']))} ({facts['why']})"
-    shown = ", ".join(f"{k} {v}" for k, v in facts.items()
-                      if k != "mode" and not isinstance(v, list | dict))
+    shown = ", ".join(
+        f"{k} {v}" for k, v in facts.items() if k != "mode" and not isinstance(v, list | dict)
+    )
     return f"{who}, {mode}" + (f": {shown}" if shown else "")
 
 
@@ -334,8 +373,9 @@ class D6PoolSystem(RuleSystem[D6Table]):
         if known is POOL_PARAMS:
             plan_action(context, state.settings)
 
-    def resolve(self, state: D6Table, context: RollContext, roll: Roll, earlier: Earlier
-                ) -> tuple[D6Table, Outcome]:
+    def resolve(
+        self, state: D6Table, context: RollContext, roll: Roll, earlier: Earlier
+    ) -> tuple[D6Table, Outcome]:
         self.check_context(state, context)
         mode = context.mode or "action"
         handler, _, throws = MODES[mode]
@@ -346,7 +386,12 @@ class D6PoolSystem(RuleSystem[D6Table]):
     def bar(self, state: D6Table) -> BarState:
         segments = tuple((c.name, c.filled, c.size) for c in state.clocks)
         first = state.clocks[0] if state.clocks else None
-        return BarState(system=self.name, low=0, high=first.size if first else 1,
-                        position=first.filled if first else 0,
-                        label_a=first.name if first else "no clock", label_b="full",
-                        segments=segments)
+        return BarState(
+            system=self.name,
+            low=0,
+            high=first.size if first else 1,
+            position=first.filled if first else 0,
+            label_a=first.name if first else "no clock",
+            label_b="full",
+            segments=segments,
+        )

@@ -65,13 +65,15 @@ class GradedFight:
 
 def settings_from(values: Mapping[str, JSONValue]) -> GradedSettings:
     """GradedSettings from GM settings; unknown keys and bad values are errors."""
-    p.check_keys(values, [f.name for f in dataclasses.fields(GradedSettings)],
-                 "graded-d100 setting(s)")
+    p.check_keys(
+        values, [f.name for f in dataclasses.fields(GradedSettings)], "graded-d100 setting(s)"
+    )
     low = p.whole(values, "chance_min", 5, minimum=0, maximum=100)
     return GradedSettings(
         hero_side=p.choice(values, "hero_side", SIDES, "a"),
         momentum_cap=p.whole(values, "momentum_cap", 10, minimum=1, maximum=50),
-        chance_min=low, chance_max=p.whole(values, "chance_max", 95, minimum=low, maximum=100),
+        chance_min=low,
+        chance_max=p.whole(values, "chance_max", 95, minimum=low, maximum=100),
         extra_attack_penalty=p.whole(values, "extra_attack_penalty", 10, minimum=0, maximum=50),
     )
 
@@ -87,11 +89,17 @@ def add_momentum(fight: GradedFight, side: Side, amount: int) -> GradedFight:
 
 def end_turn(fight: GradedFight) -> GradedFight:
     """A turn ends: each side's momentum fades by one toward zero; defences are spent."""
+
     def fade(m: int) -> int:
         return m - 1 if m > 0 else m + 1 if m < 0 else 0
-    return dataclasses.replace(fight, momentum_a=fade(fight.momentum_a),
-                               momentum_b=fade(fight.momentum_b), defences=(),
-                               turn=fight.turn + 1)
+
+    return dataclasses.replace(
+        fight,
+        momentum_a=fade(fight.momentum_a),
+        momentum_b=fade(fight.momentum_b),
+        defences=(),
+        turn=fight.turn + 1,
+    )
 
 
 def read_d100(roll: Roll) -> int:
@@ -106,8 +114,7 @@ def read_d100(roll: Roll) -> int:
     raise RuleError(f"a graded roll is one d100 (or two d10: tens, units); the tray shows {shown}")
 
 
-ROLL_PARAMS = ("chance", "base", "tactics", "risk", "target", "gap", "rank", "target_rank",
-               "spent")
+ROLL_PARAMS = ("chance", "base", "tactics", "risk", "target", "gap", "rank", "target_rank", "spent")
 ATTACK_PARAMS = (*ROLL_PARAMS, "defender", "undefendable", "kill")
 
 
@@ -121,9 +128,15 @@ def hit_chance(fight: GradedFight, ctx: RollContext, side: Side) -> tuple[int, d
     gap = p.whole(prm, "gap", 0)
     if "rank" in prm or "target_rank" in prm:
         gap = g.rank_points(prm.get("rank", 0)) - g.rank_points(prm.get("target_rank", 0))
-    parts = g.chance_parts(str(prm.get("base", default)), str(prm.get("tactics", "standard")),
-                           str(prm.get("risk", "safe")), str(prm.get("target", "standard")),
-                           gap, fight.momentum(side), p.whole(prm, "spent", 0))
+    parts = g.chance_parts(
+        str(prm.get("base", default)),
+        str(prm.get("tactics", "standard")),
+        str(prm.get("risk", "safe")),
+        str(prm.get("target", "standard")),
+        gap,
+        fight.momentum(side),
+        p.whole(prm, "spent", 0),
+    )
     total = sum(parts.values())
     low, high = fight.settings.chance_min, fight.settings.chance_max
     return max(low, min(high, total)), parts
@@ -147,24 +160,37 @@ def _defence(fight: GradedFight, ctx: RollContext, roll: Roll) -> Step:
     face = read_d100(roll)
     margin = chance - face
     fight = dataclasses.replace(fight, defences=(*fight.defences, Defence(name, margin)))
-    return fight, {"defender": name, "chance": chance, "parts": dict(parts), "roll": face,
-                   "margin": margin, "grade": g.grade(margin)}
+    return fight, {
+        "defender": name,
+        "chance": chance,
+        "parts": dict(parts),
+        "roll": face,
+        "margin": margin,
+        "grade": g.grade(margin),
+    }
 
 
-def _meet_defence(fight: GradedFight, ctx: RollContext, rolled: g.Grade, margin: int
-                  ) -> tuple[GradedFight, g.Grade, dict[str, JSONValue]]:
+def _meet_defence(
+    fight: GradedFight, ctx: RollContext, rolled: g.Grade, margin: int
+) -> tuple[GradedFight, g.Grade, dict[str, JSONValue]]:
     if "defender" not in ctx.params or p.flag(ctx.params, "undefendable"):
         return fight, rolled, {}
     name = p.text(ctx.params, "defender")
     held = next((d for d in fight.defences if d.name == name), None)
     if held is None:
         return fight, rolled, {"defence": f"{name} has not rolled a defence this turn"}
-    final = g.defended(rolled, margin, held.margin, held.covered,
-                       fight.settings.extra_attack_penalty)
-    kept = tuple(dataclasses.replace(d, covered=d.covered + 1) if d.name == name else d
-                 for d in fight.defences)
-    return dataclasses.replace(fight, defences=kept), final, {
-        "defence_margin": held.margin, "attacks_covered_before": held.covered}
+    final = g.defended(
+        rolled, margin, held.margin, held.covered, fight.settings.extra_attack_penalty
+    )
+    kept = tuple(
+        dataclasses.replace(d, covered=d.covered + 1) if d.name == name else d
+        for d in fight.defences
+    )
+    return (
+        dataclasses.replace(fight, defences=kept),
+        final,
+        {"defence_margin": held.margin, "attacks_covered_before": held.covered},
+    )
 
 
 def _attack(fight: GradedFight, ctx: RollContext, roll: Roll) -> Step:
@@ -176,17 +202,30 @@ def _attack(fight: GradedFight, ctx: RollContext, roll: Roll) -> Step:
     fight, final, met = _meet_defence(fight, ctx, rolled, chance - face)
     change = g.MOMENTUM[final] + (g.KILL if p.flag(ctx.params, "kill") else 0)
     fight = add_momentum(fight, side, change)
-    return fight, met | {"chance": chance, "parts": dict(parts), "roll": face,
-                         "margin": chance - face, "rolled_grade": rolled, "grade": final,
-                         "damage": float(g.DAMAGE[final]), "momentum_change": change,
-                         "momentum": fight.momentum(side)}
+    return fight, met | {
+        "chance": chance,
+        "parts": dict(parts),
+        "roll": face,
+        "margin": chance - face,
+        "rolled_grade": rolled,
+        "grade": final,
+        "damage": float(g.DAMAGE[final]),
+        "momentum_change": change,
+        "momentum": fight.momentum(side),
+    }
 
 
-GM_ACTIONS = {"end-turn": (), "kill": ("amount",), "ally-falls": ("amount",),
-              "momentum": ("amount",)}
-MODE_PARAMS: dict[str, tuple[str, ...]] = {"attack": ATTACK_PARAMS, "defence": (*ROLL_PARAMS,
-                                                                                "defender"),
-                                           **GM_ACTIONS}
+GM_ACTIONS = {
+    "end-turn": (),
+    "kill": ("amount",),
+    "ally-falls": ("amount",),
+    "momentum": ("amount",),
+}
+MODE_PARAMS: dict[str, tuple[str, ...]] = {
+    "attack": ATTACK_PARAMS,
+    "defence": (*ROLL_PARAMS, "defender"),
+    **GM_ACTIONS,
+}
 
 
 def gm_action(fight: GradedFight, ctx: RollContext) -> GradedFight:
@@ -215,29 +254,45 @@ class GradedSystem(RuleSystem[GradedFight]):
         if mode != "end-turn":
             _side(context)
 
-    def resolve(self, state: GradedFight, context: RollContext, roll: Roll,
-                earlier: Mapping[str, RollRecord]) -> tuple[GradedFight, Outcome]:
+    def resolve(
+        self,
+        state: GradedFight,
+        context: RollContext,
+        roll: Roll,
+        earlier: Mapping[str, RollRecord],
+    ) -> tuple[GradedFight, Outcome]:
         self.check_context(state, context)
         mode = context.mode or "attack"
         if mode in GM_ACTIONS:
             if roll.dice:
                 raise RuleError(f"{mode} is a GM action: it takes no dice")
             fight = gm_action(state, context)
-            facts: dict[str, JSONValue] = {"momentum_a": fight.momentum_a,
-                                           "momentum_b": fight.momentum_b, "turn": fight.turn}
+            facts: dict[str, JSONValue] = {
+                "momentum_a": fight.momentum_a,
+                "momentum_b": fight.momentum_b,
+                "turn": fight.turn,
+            }
             summary = f"{mode}: momentum A {fight.momentum_a}, B {fight.momentum_b}"
         elif mode == "defence":
             fight, facts = _defence(state, context, roll)
             summary = f"{facts['defender']} defends: {facts['grade']} (margin {facts['margin']})"
         else:
             fight, facts = _attack(state, context, roll)
-            summary = (f"{context.actor or 'attack'}: {facts['roll']} vs {facts['chance']}% "
-                       f"→ {facts['grade']} x{facts['damage']:g}")
+            summary = (
+                f"{context.actor or 'attack'}: {facts['roll']} vs {facts['chance']}% "
+                f"→ {facts['grade']} x{facts['damage']:g}"
+            )
         return fight, Outcome(summary, facts | {"mode": mode})
 
     def bar(self, state: GradedFight) -> BarState:
         cap = state.settings.momentum_cap
-        return BarState(system=self.name, low=-2 * cap, high=2 * cap,
-                        position=state.momentum_b - state.momentum_a,
-                        segments=(("A momentum", state.momentum_a + cap, 2 * cap),
-                                  ("B momentum", state.momentum_b + cap, 2 * cap)))
+        return BarState(
+            system=self.name,
+            low=-2 * cap,
+            high=2 * cap,
+            position=state.momentum_b - state.momentum_a,
+            segments=(
+                ("A momentum", state.momentum_a + cap, 2 * cap),
+                ("B momentum", state.momentum_b + cap, 2 * cap),
+            ),
+        )

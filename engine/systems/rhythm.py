@@ -40,11 +40,11 @@ def rhythm_from(settings: Mapping[str, JSONValue]) -> BattleRhythm:
     p.check_keys(settings, ("mobility", "declare_order"), "battle-rhythm setting(s)")
     mobility = settings.get("mobility", {})
     if not isinstance(mobility, Mapping) or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in mobility.values()):
+        isinstance(v, int) and not isinstance(v, bool) for v in mobility.values()
+    ):
         raise RuleError(f"mobility must map names to whole numbers, got {mobility!r}")
     order = p.choice(settings, "declare_order", ORDERS, "mobility")
-    return BattleRhythm(mobility={str(k): int(v) for k, v in mobility.items()},
-                        declare_order=order)
+    return BattleRhythm(mobility={str(k): int(v) for k, v in mobility.items()}, declare_order=order)
 
 
 def _clock_action(scene: BattleRhythm, ctx: RollContext) -> BattleRhythm:
@@ -52,8 +52,14 @@ def _clock_action(scene: BattleRhythm, ctx: RollContext) -> BattleRhythm:
     prm = ctx.params
     action = str(prm["action"]) if prm.get("action") is not None else None
     if ctx.mode == "declare":
-        return r.declare(scene, ctx.actor, action or "action", p.whole(prm, "effort"),
-                         p.optional_whole(prm, "starts_at"), p.flag(prm, "alongside"))
+        return r.declare(
+            scene,
+            ctx.actor,
+            action or "action",
+            p.whole(prm, "effort"),
+            p.optional_whole(prm, "starts_at"),
+            p.flag(prm, "alongside"),
+        )
     if ctx.mode == "abandon":
         return r.abandon(scene, ctx.actor, action)
     if ctx.mode == "advance":
@@ -63,10 +69,13 @@ def _clock_action(scene: BattleRhythm, ctx: RollContext) -> BattleRhythm:
 
 def _clock_facts(scene: BattleRhythm) -> dict[str, JSONValue]:
     return {
-        "count": scene.count, "next_due": scene.next_due(),
+        "count": scene.count,
+        "next_due": scene.next_due(),
         "resolved": [{"actor": a.actor, "action": a.action} for a in scene.resolved],
-        "pending": [{"actor": a.actor, "action": a.action, "remaining": a.remaining(scene.count)}
-                    for a in sorted(scene.pending, key=lambda a: (a.due, a.actor))],
+        "pending": [
+            {"actor": a.actor, "action": a.action, "remaining": a.remaining(scene.count)}
+            for a in sorted(scene.pending, key=lambda a: (a.due, a.actor))
+        ],
     }
 
 
@@ -92,16 +101,22 @@ def _attack(ctx: RollContext, roll: Roll) -> dict[str, JSONValue]:
     casters = p.choice(ctx.params, "casters", CASTERS, "attacker")
     wanted = {"attacker": 2, "defender": 2, "both": 4, "none": 0}[casters]
     if len(faces) != wanted:
-        raise RuleError(f"casters {casters!r} throw {wanted} d6 (2 per PC), "
-                        f"the tray shows {len(faces)}")
+        raise RuleError(
+            f"casters {casters!r} throw {wanted} d6 (2 per PC), the tray shows {len(faces)}"
+        )
     attacker = faces[:2] if casters in ("attacker", "both") else None
     defender = faces[-2:] if casters in ("defender", "both") else None
     lot = r.cast_lots(attacker, defender)
     offense = p.whole(ctx.params, "offense", 0)
     defense = p.optional_whole(ctx.params, "defense")
     acc = None if defense is None else r.accuracy(offense, defense)
-    return {"lot": lot, "lot_name": r.LOT_NAMES[lot], "accuracy": acc,
-            "defended": defense is not None, "lands": r.lands(acc, lot)}
+    return {
+        "lot": lot,
+        "lot_name": r.LOT_NAMES[lot],
+        "accuracy": acc,
+        "defended": defense is not None,
+        "lands": r.lands(acc, lot),
+    }
 
 
 @register
@@ -120,18 +135,26 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
             raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}")
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
 
-    def resolve(self, state: BattleRhythm, context: RollContext, roll: Roll,
-                earlier: Mapping[str, RollRecord]) -> tuple[BattleRhythm, Outcome]:
+    def resolve(
+        self,
+        state: BattleRhythm,
+        context: RollContext,
+        roll: Roll,
+        earlier: Mapping[str, RollRecord],
+    ) -> tuple[BattleRhythm, Outcome]:
         self.check_context(state, context)
         if context.mode in ("", "attack"):
             facts = _attack(context, roll)
             verdict = "lands" if facts["lands"] else "misses"
-            return state, Outcome(f"{context.actor or 'the attack'} {verdict} "
-                                  f"({facts['lot_name']}, accuracy {facts['accuracy']})",
-                                  facts | {"mode": "attack"})
+            return state, Outcome(
+                f"{context.actor or 'the attack'} {verdict} "
+                f"({facts['lot_name']}, accuracy {facts['accuracy']})",
+                facts | {"mode": "attack"},
+            )
         if roll.dice:
-            raise RuleError(f"{context.mode} is a GM action: it takes no dice, "
-                            f"the tray shows {len(roll.dice)}")
+            raise RuleError(
+                f"{context.mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}"
+            )
         scene = _clock_action(state, context)
         facts = _clock_facts(scene) | {"mode": context.mode}
         return scene, Outcome(_clock_summary(scene, context), facts)
@@ -139,10 +162,16 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
     def bar(self, state: BattleRhythm) -> BarState:
         nxt = state.next_due()
         ahead = max((a.remaining(state.count) for a in state.pending), default=1)
-        segments = tuple((f"{a.actor}: {a.action}", max(a.effort - a.remaining(state.count), 0),
-                          a.effort) for a in sorted(state.pending, key=lambda a: a.due))
-        return BarState(system=self.name, low=0, high=max(ahead, 1),
-                        position=0 if nxt is None else nxt - state.count,
-                        label_a=f"Count {state.count}", label_b="next action",
-                        segments=segments)
-
+        segments = tuple(
+            (f"{a.actor}: {a.action}", max(a.effort - a.remaining(state.count), 0), a.effort)
+            for a in sorted(state.pending, key=lambda a: a.due)
+        )
+        return BarState(
+            system=self.name,
+            low=0,
+            high=max(ahead, 1),
+            position=0 if nxt is None else nxt - state.count,
+            label_a=f"Count {state.count}",
+            label_b="next action",
+            segments=segments,
+        )

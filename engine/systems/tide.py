@@ -41,25 +41,44 @@ class TideScene:
         return self.label_a if side == "a" else self.label_b
 
 
-_SETTING_KEYS = {"weight_a", "weight_b", "size", "footing", "label_a", "label_b",
-                 "marks_rule", "marks_threshold", "marks_step"}
+_SETTING_KEYS = {
+    "weight_a",
+    "weight_b",
+    "size",
+    "footing",
+    "label_a",
+    "label_b",
+    "marks_rule",
+    "marks_threshold",
+    "marks_step",
+}
 
 
 def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
     """A fresh scene from GM settings; unknown keys are an error, not ignored."""
     unknown = sorted(set(settings) - _SETTING_KEYS)
     if unknown:
-        raise RuleError(f"unknown Tide setting(s) {', '.join(unknown)}: "
-                        f"known are {', '.join(sorted(_SETTING_KEYS))}")
-    track = TideTrack(settings.get("weight_a", 8), settings.get("weight_b", 8),
-                      settings.get("size", "skirmish"), settings.get("footing", "equal"))
+        raise RuleError(
+            f"unknown Tide setting(s) {', '.join(unknown)}: "
+            f"known are {', '.join(sorted(_SETTING_KEYS))}"
+        )
+    track = TideTrack(
+        settings.get("weight_a", 8),
+        settings.get("weight_b", 8),
+        settings.get("size", "skirmish"),
+        settings.get("footing", "equal"),
+    )
     try:
-        rule = MarksRule(settings.get("marks_rule", "threshold"),
-                         settings.get("marks_threshold", 5), settings.get("marks_step", 4))
+        rule = MarksRule(
+            settings.get("marks_rule", "threshold"),
+            settings.get("marks_threshold", 5),
+            settings.get("marks_step", 4),
+        )
     except ValueError as error:
         raise RuleError(str(error)) from None
-    return TideScene(track, str(settings.get("label_a", "A")), str(settings.get("label_b", "B")),
-                     rule)
+    return TideScene(
+        track, str(settings.get("label_a", "A")), str(settings.get("label_b", "B")), rule
+    )
 
 
 @dataclass(frozen=True)
@@ -74,8 +93,10 @@ def read_pool(context: RollContext, roll: Roll, rule: MarksRule) -> PoolRead:
     """Marks (read from the tier dice, or entered by the GM) and the Omen of a throw."""
     stray = [d for d in roll.dice if d.kind not in (*TIERS, DieKind.D20)]
     if stray:
-        raise RuleError(f"{stray[0].kind.value} is not part of a Tide roll: "
-                        "throw tier dice (d6/d8/d12) and at most one d20 Omen")
+        raise RuleError(
+            f"{stray[0].kind.value} is not part of a Tide roll: "
+            "throw tier dice (d6/d8/d12) and at most one d20 Omen"
+        )
     omens = roll.faces(DieKind.D20)
     if len(omens) > 1:
         raise RuleError(f"{len(omens)} d20 in one throw: only one Omen die may be thrown")
@@ -96,8 +117,9 @@ def _check_pool(context: RollContext, pool: list[Any]) -> None:
         shown = ", ".join(sorted(k.value for k in kinds))
         raise RuleError(f"the pool was declared as {wanted} but the tray shows {shown}")
     if context.pool is not None and len(pool) != context.pool:
-        raise RuleError(f"the pool was declared as {context.pool} dice "
-                        f"but the tray shows {len(pool)}")
+        raise RuleError(
+            f"the pool was declared as {context.pool} dice but the tray shows {len(pool)}"
+        )
 
 
 @register
@@ -137,9 +159,16 @@ class TideSystem(RuleSystem[TideScene]):
 
     def bar(self, state: TideScene) -> BarState:
         track = state.track
-        return BarState(system=self.name, low=0, high=track.length, position=track.marker,
-                        label_a=state.label_a, label_b=state.label_b,
-                        routed=track.routed, last_motion=track.last_motion)
+        return BarState(
+            system=self.name,
+            low=0,
+            high=track.length,
+            position=track.marker,
+            label_a=state.label_a,
+            label_b=state.label_b,
+            routed=track.routed,
+            last_motion=track.last_motion,
+        )
 
 
 def marks_text(marks: int) -> str:
@@ -151,12 +180,16 @@ def _linked(context: RollContext) -> bool:
     return context.tide_linked or context.mode == "tide"
 
 
-def _resolve_opening(state: TideScene, context: RollContext, read: PoolRead
-                     ) -> tuple[TideScene, Outcome]:
+def _resolve_opening(
+    state: TideScene, context: RollContext, read: PoolRead
+) -> tuple[TideScene, Outcome]:
     """A roll that replies to nothing: read its Marks; an unanswered Omen moves the bar now."""
     who = context.actor or "the roller"
-    facts: dict[str, JSONValue] = {"marks": read.marks, "omen": read.omen,
-                                   "tide_linked": _linked(context)}
+    facts: dict[str, JSONValue] = {
+        "marks": read.marks,
+        "omen": read.omen,
+        "tide_linked": _linked(context),
+    }
     if context.mode in AWAITS_REPLY:
         facts["awaiting_reply"] = True
         return state, Outcome(f"{who}: {marks_text(read.marks)}, awaiting a reply", facts)
@@ -167,20 +200,26 @@ def _resolve_opening(state: TideScene, context: RollContext, read: PoolRead
         motions += [motion] if motion else []
     facts["position"] = track.marker
     scene = dataclasses.replace(state, track=track)
-    return scene, Outcome(f"{who}: {marks_text(read.marks)}" + _motion_text(motions), facts,
-                          tuple(motions))
+    return scene, Outcome(
+        f"{who}: {marks_text(read.marks)}" + _motion_text(motions), facts, tuple(motions)
+    )
 
 
-def _resolve_reply(state: TideScene, context: RollContext, read: PoolRead,
-                   earlier: Mapping[str, RollRecord]) -> tuple[TideScene, Outcome]:
+def _resolve_reply(
+    state: TideScene, context: RollContext, read: PoolRead, earlier: Mapping[str, RollRecord]
+) -> tuple[TideScene, Outcome]:
     """A reply closes an exchange: margin on the Marks, and on the Tide if it is linked."""
     opening = _opening(context, earlier)
     margin = read.marks - int(opening.outcome.facts["marks"])
     linked = _linked(opening.context) or _linked(context)
     winner_side = _winner_side(opening.context, context, margin, linked)
     facts: dict[str, JSONValue] = {
-        "marks": read.marks, "omen": read.omen, "reply_to": opening.id, "margin": abs(margin),
-        "winner": winner_side, "tide_linked": linked,
+        "marks": read.marks,
+        "omen": read.omen,
+        "reply_to": opening.id,
+        "margin": abs(margin),
+        "winner": winner_side,
+        "tide_linked": linked,
         "winner_actor": _winner_actor(opening.context, context, margin),
     }
     track = dataclasses.replace(state.track)
@@ -208,11 +247,14 @@ def _opening(context: RollContext, earlier: Mapping[str, RollRecord]) -> RollRec
     return opening
 
 
-def _winner_side(opening: RollContext, reply: RollContext, margin: int, linked: bool
-                 ) -> Side | None:
+def _winner_side(
+    opening: RollContext, reply: RollContext, margin: int, linked: bool
+) -> Side | None:
     if linked and (opening.side is None or reply.side is None or opening.side == reply.side):
-        raise RuleError("a Tide-linked reply must come from the other side: "
-                        f"opening side {opening.side!r}, reply side {reply.side!r}")
+        raise RuleError(
+            "a Tide-linked reply must come from the other side: "
+            f"opening side {opening.side!r}, reply side {reply.side!r}"
+        )
     if margin == 0:
         return None
     return reply.side if margin > 0 else opening.side

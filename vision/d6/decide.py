@@ -14,14 +14,19 @@ View = tuple[float, float, bool]
 TURNS: tuple[View, ...] = ((0.0, 1.0, False), (90.0, 1.0, False))
 """Each die is read in these views and the answers averaged: steadier than one look."""
 SECOND_LOOK: tuple[View, ...] = (
-    (180.0, 1.0, False), (270.0, 1.0, False), (45.0, 1.1, False), (135.0, 1.1, True),
+    (180.0, 1.0, False),
+    (270.0, 1.0, False),
+    (45.0, 1.1, False),
+    (135.0, 1.1, True),
 )
 """A die the first look leaves unsure is read again in these views too, and all averaged;
 only the few unsure dice pay for it, so the median reading time barely moves."""
 
 
 def face_probabilities(
-    work: np.ndarray, candidates: list[Candidate], views: tuple[View, ...] = TURNS,
+    work: np.ndarray,
+    candidates: list[Candidate],
+    views: tuple[View, ...] = TURNS,
     readers: int = 0,
 ) -> np.ndarray:
     """Return (N, 7) probabilities per candidate, averaged over the views and the first
@@ -52,7 +57,8 @@ def look_again(
     """Read unsure candidates again, by every face reader in the first look's views and
     SECOND_LOOK's, and take that average instead of the first look's."""
     unsure = [
-        i for i, (c, p) in enumerate(zip(candidates, probs, strict=True))
+        i
+        for i, (c, p) in enumerate(zip(candidates, probs, strict=True))
         if 1.0 - float(p[0]) >= settings.second_look_die_prob
         and _value_and_confidence(c, p, settings)[1] < settings.second_look_below
     ]
@@ -101,8 +107,9 @@ Verdict = DieRead | Unreadable | None
 """What became of one candidate: a die read, a die seen but unreadable, or no die."""
 
 
-def verdicts(work: np.ndarray, candidates: list[Candidate],
-             settings: ReaderSettings) -> list[Verdict]:
+def verdicts(
+    work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
+) -> list[Verdict]:
     """Judge each candidate as a pip d6, in the candidates' order."""
     h, w = work.shape[:2]
     probs = face_probabilities(work, candidates, TURNS, settings.first_look_readers)

@@ -36,8 +36,10 @@ class Candidate:
         """Return the die's normalised box, clipped to the photo."""
         half = self.side / 2
         return (
-            max(0.0, (self.x - half) / width), max(0.0, (self.y - half) / height),
-            min(1.0, (self.x + half) / width), min(1.0, (self.y + half) / height),
+            max(0.0, (self.x - half) / width),
+            max(0.0, (self.y - half) / height),
+            min(1.0, (self.x + half) / width),
+            min(1.0, (self.y + half) / height),
         )
 
 
@@ -57,8 +59,9 @@ def refine(heat: np.ndarray, row: int, col: int) -> tuple[float, float]:
     return float((xx * patch).sum()) / total, float((yy * patch).sum()) / total
 
 
-def heatmap(work: np.ndarray, mirrored: bool = False,
-            model: Path | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+def heatmap(
+    work: np.ndarray, mirrored: bool = False, model: Path | None = None
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Return a finder's centre heat and die sides for a work image, and the work-image
     pixels per heatmap cell; `mirrored` averages in the finder's reading of its mirror image.
     The d6 finder's, unless another model is given."""
@@ -89,8 +92,9 @@ def find_dice(
     """Return die candidates in a work image, inside the tray and unlike the empty floor."""
     found = finder_peaks(work, settings.find_threshold, settings.find_mirrored)
     if settings.numerals and DICE_FINDER.exists():
-        found = with_others(found, finder_peaks(work, settings.find_threshold, False,
-                                                DICE_FINDER), settings)
+        found = with_others(
+            found, finder_peaks(work, settings.find_threshold, False, DICE_FINDER), settings
+        )
     h, w = work.shape[:2]
     found = [c for c in found if 0 <= c.x < w and 0 <= c.y < h]
     if tray is not None:
@@ -100,8 +104,9 @@ def find_dice(
     return suppress(found, settings)
 
 
-def finder_peaks(work: np.ndarray, threshold: float, mirrored: bool,
-                 model: Path | None = None) -> list[Candidate]:
+def finder_peaks(
+    work: np.ndarray, threshold: float, mirrored: bool, model: Path | None = None
+) -> list[Candidate]:
     """Return a finder's peaks over a threshold as candidates in work-image pixels."""
     heat, sides, to_work = heatmap(work, mirrored, model)
     found = []
@@ -112,13 +117,19 @@ def finder_peaks(work: np.ndarray, threshold: float, mirrored: bool,
     return found
 
 
-def with_others(found: list[Candidate], others: list[Candidate],
-                settings: ReaderSettings) -> list[Candidate]:
+def with_others(
+    found: list[Candidate], others: list[Candidate], settings: ReaderSettings
+) -> list[Candidate]:
     """Add the dice finder's candidates where the d6 finder found nothing of the same die:
     the d6 finder keeps its pip d6, the dice finder adds the numeral dice it missed. Its
     peaks within OTHERS_APART sides of a d6 find are the same die (or a part of it)."""
-    added = [o for o in others if not any(
-        np.hypot(o.x - c.x, o.y - c.y) < OTHERS_APART * max(o.side, c.side) for c in found)]
+    added = [
+        o
+        for o in others
+        if not any(
+            np.hypot(o.x - c.x, o.y - c.y) < OTHERS_APART * max(o.side, c.side) for c in found
+        )
+    ]
     return found + added
 
 
@@ -144,8 +155,9 @@ def _same_die(weaker: Candidate, stronger: Candidate, settings: ReaderSettings) 
         return False
     if gap < settings.leaning_die:
         return True
-    alike = min(weaker.side, stronger.side) >= settings.leaning_side * max(weaker.side,
-                                                                         stronger.side)
+    alike = min(weaker.side, stronger.side) >= settings.leaning_side * max(
+        weaker.side, stronger.side
+    )
     return not (alike and weaker.heat >= settings.leaning_heat)
 
 

@@ -56,8 +56,11 @@ def kinds_of(row: np.ndarray, classes: tuple[str, ...]) -> Kinds:
 
 def faces_of(row: np.ndarray, classes: tuple[str, ...], kind: str) -> list[tuple[float, int]]:
     """Return (probability, value) of a kind's faces, likeliest first."""
-    out = [(float(p), int(name.split(":")[1])) for p, name in zip(row, classes, strict=True)
-           if name.split(":")[0] == kind and ":" in name]
+    out = [
+        (float(p), int(name.split(":")[1]))
+        for p, name in zip(row, classes, strict=True)
+        if name.split(":")[0] == kind and ":" in name
+    ]
     return sorted(out, reverse=True)
 
 
@@ -66,12 +69,12 @@ def net_of(settings: ReaderSettings) -> Path:
     return Path(settings.numeral_net) if settings.numeral_net else MODEL
 
 
-def look(work: np.ndarray, candidates: list[Candidate], turns: tuple[float, ...],
-         model: Path = MODEL) -> NetOutput:
+def look(
+    work: np.ndarray, candidates: list[Candidate], turns: tuple[float, ...], model: Path = MODEL
+) -> NetOutput:
     """Run the numeral net on each candidate at each turn; average per candidate."""
     size = crop_size(model)
-    crops = [face_crop(work, c.x, c.y, c.side * MARGIN, t, size)
-             for c in candidates for t in turns]
+    crops = [face_crop(work, c.x, c.y, c.side * MARGIN, t, size) for c in candidates for t in turns]
     if not crops:
         return run_numerals(np.zeros((0, size, size, 3), np.uint8), model)
     out = run_numerals(np.stack(crops), model)
@@ -81,14 +84,18 @@ def look(work: np.ndarray, candidates: list[Candidate], turns: tuple[float, ...]
     return NetOutput(out.probs.reshape(n, k, -1).mean(axis=1), emb)
 
 
-def read_numerals(work: np.ndarray, candidates: list[Candidate],
-                  settings: ReaderSettings) -> NetOutput:
+def read_numerals(
+    work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
+) -> NetOutput:
     """Return the numeral net's verdict per candidate; unsure numeral dice get a second look."""
     model = net_of(settings)
     out = look(work, candidates, TURNS, model)
     classes = model_classes(model)
-    unsure = [i for i, row in enumerate(out.probs) if _unsure(kinds_of(row, classes), row,
-                                                                classes, settings)]
+    unsure = [
+        i
+        for i, row in enumerate(out.probs)
+        if _unsure(kinds_of(row, classes), row, classes, settings)
+    ]
     if not unsure:
         return out
     again = look(work, [candidates[i] for i in unsure], TURNS + SECOND_LOOK, model)
@@ -97,25 +104,27 @@ def read_numerals(work: np.ndarray, candidates: list[Candidate],
     return NetOutput(probs, emb)
 
 
-def _unsure(kinds: Kinds, row: np.ndarray, classes: tuple[str, ...],
-            settings: ReaderSettings) -> bool:
+def _unsure(
+    kinds: Kinds, row: np.ndarray, classes: tuple[str, ...], settings: ReaderSettings
+) -> bool:
     """Return whether a numeral-looking candidate is short of a sure kind and face."""
     kind, p = kinds.likeliest
     if kind in ("none", "pips"):
-        return bool(sum(kinds.numeral.values()) >= settings.second_look_die_prob
-                    and p < settings.kind_min)
+        return bool(
+            sum(kinds.numeral.values()) >= settings.second_look_die_prob and p < settings.kind_min
+        )
     return _face_confidence(row, classes, kinds, kind) < settings.numeral_min_confidence
 
 
-def _face_confidence(row: np.ndarray, classes: tuple[str, ...], kinds: Kinds,
-                     kind: str) -> float:
+def _face_confidence(row: np.ndarray, classes: tuple[str, ...], kinds: Kinds, kind: str) -> float:
     """Return the probability of a kind's likeliest face given that a die is there."""
     best = faces_of(row, classes, kind)[0][0]
     return best / max(1.0 - kinds.none, 1e-6)
 
 
-def judge_numeral(c: Candidate, row: np.ndarray, d6: Verdict, size: tuple[int, int],
-                  settings: ReaderSettings) -> Verdict:
+def judge_numeral(
+    c: Candidate, row: np.ndarray, d6: Verdict, size: tuple[int, int], settings: ReaderSettings
+) -> Verdict:
     """Decide one candidate from the numeral net's row and the d6 reader's verdict: a pip
     d6 or no die is the d6 reader's to judge; a numeral kind this net's, and a die whose
     kind is sure is never dropped, only reported unreadable (its kind is the evidence)."""
@@ -139,12 +148,14 @@ def judge_numeral(c: Candidate, row: np.ndarray, d6: Verdict, size: tuple[int, i
     if confidence >= settings.numeral_min_confidence:
         return DieRead(kind, faces[0][1], box, round(min(confidence, 1.0), 4))
     first, second = faces[0][1], faces[1][1]
-    return Unreadable(box, f"unsure: {kind} {first} or {second} ({confidence:.2f})", kind,
-                      (first, second))
+    return Unreadable(
+        box, f"unsure: {kind} {first} or {second} ({confidence:.2f})", kind, (first, second)
+    )
 
 
-def as_taught(c: Candidate, match: Match | None, verdict: Verdict,
-              size: tuple[int, int]) -> Verdict:
+def as_taught(
+    c: Candidate, match: Match | None, verdict: Verdict, size: tuple[int, int]
+) -> Verdict:
     """Return a taught face for a die close to one in the table's profile, else the verdict."""
     if match is None:
         return verdict

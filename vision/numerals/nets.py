@@ -54,10 +54,12 @@ def run_numerals(crops: np.ndarray, model: Path = MODEL) -> NetOutput:
     net = load_session(model)
     if len(crops) == 0:
         width = int(net.get_outputs()[1].shape[1])
-        return NetOutput(np.zeros((0, len(model_classes(model))), np.float32),
-                         np.zeros((0, width), np.float32))
+        return NetOutput(
+            np.zeros((0, len(model_classes(model))), np.float32), np.zeros((0, width), np.float32)
+        )
     logits, embeddings = net.run(None, {net.get_inputs()[0].name: to_blob(crops)})
     z = np.asarray(logits, np.float64)
     e = np.exp(z - z.max(axis=1, keepdims=True))
-    return NetOutput(np.asarray(e / e.sum(axis=1, keepdims=True), np.float32),
-                     np.asarray(embeddings, np.float32))
+    return NetOutput(
+        np.asarray(e / e.sum(axis=1, keepdims=True), np.float32), np.asarray(embeddings, np.float32)
+    )

@@ -78,18 +78,31 @@ class Profile:
     def save(self, folder: Path, photos: int) -> None:
         """Write the profile into a folder (made if needed)."""
         folder.mkdir(parents=True, exist_ok=True)
-        np.savez(folder / EXAMPLES, embeddings=self.embeddings.astype(np.float32),
-                 labels=np.array(self.labels))
-        meta = {"version": VERSION, "net": model_id(), "photos": photos,
-                "similar": self.similar, "lead": self.lead, "names": self.names,
-                "taught": self.taught()}
+        np.savez(
+            folder / EXAMPLES,
+            embeddings=self.embeddings.astype(np.float32),
+            labels=np.array(self.labels),
+        )
+        meta = {
+            "version": VERSION,
+            "net": model_id(),
+            "photos": photos,
+            "similar": self.similar,
+            "lead": self.lead,
+            "names": self.names,
+            "taught": self.taught(),
+        }
         (folder / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
-    def extended(self, embeddings: np.ndarray, labels: list[str],
-                 names: dict[str, str]) -> Profile:
+    def extended(self, embeddings: np.ndarray, labels: list[str], names: dict[str, str]) -> Profile:
         """Return this profile with more taught views."""
-        return Profile(np.concatenate([self.embeddings, embeddings]), self.labels + tuple(labels),
-                       {**self.names, **names}, self.similar, self.lead)
+        return Profile(
+            np.concatenate([self.embeddings, embeddings]),
+            self.labels + tuple(labels),
+            {**self.names, **names},
+            self.similar,
+            self.lead,
+        )
 
 
 def empty_profile(width: int) -> Profile:
@@ -125,5 +138,10 @@ def _load(folder: Path, stamp: int) -> Profile:
             check_face(kind, int(value))
         except ValueError as error:
             raise ProfileError(f"{folder} holds a face no die has ({label}): {error}") from None
-    return Profile(np.asarray(embeddings, np.float32), tuple(str(x) for x in labels),
-                   dict(meta.get("names", {})), float(meta["similar"]), float(meta["lead"]))
+    return Profile(
+        np.asarray(embeddings, np.float32),
+        tuple(str(x) for x in labels),
+        dict(meta.get("names", {})),
+        float(meta["similar"]),
+        float(meta["lead"]),
+    )

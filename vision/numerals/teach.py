@@ -102,8 +102,9 @@ def locate(work: np.ndarray, box: Box | None) -> Candidate | None:
     h, w = work.shape[:2]
     found = find_dice(work, ReaderSettings(find_threshold=0.3))
     if box is not None:
-        inside = [c for c in found
-                  if box[0] * w <= c.x <= box[2] * w and box[1] * h <= c.y <= box[3] * h]
+        inside = [
+            c for c in found if box[0] * w <= c.x <= box[2] * w and box[1] * h <= c.y <= box[3] * h
+        ]
         if inside:
             return max(inside, key=lambda c: c.heat)
         side = ((box[2] - box[0]) * w + (box[3] - box[1]) * h) / 2
@@ -118,8 +119,12 @@ def views(work: np.ndarray, c: Candidate) -> np.ndarray:
     return run_numerals(crops).embeddings
 
 
-def learn(dice: Sequence[Taught], names: Mapping[str, str], base: Profile,
-          to_work: Callable[[np.ndarray], np.ndarray]) -> tuple[Profile, dict[str, int]]:
+def learn(
+    dice: Sequence[Taught],
+    names: Mapping[str, str],
+    base: Profile,
+    to_work: Callable[[np.ndarray], np.ndarray],
+) -> tuple[Profile, dict[str, int]]:
     """Return the base profile extended with every die's views, and the views per class."""
     embeddings: list[np.ndarray] = []
     labels: list[str] = []
@@ -135,8 +140,12 @@ def learn(dice: Sequence[Taught], names: Mapping[str, str], base: Profile,
     return base.extended(np.concatenate(embeddings), labels, dict(names)), added
 
 
-def check_cost(profile: Profile, read: Callable[[np.ndarray, ReaderSettings], Any],
-               settings: ReaderSettings, folder: Path) -> tuple[float, float]:
+def check_cost(
+    profile: Profile,
+    read: Callable[[np.ndarray, ReaderSettings], Any],
+    settings: ReaderSettings,
+    folder: Path,
+) -> tuple[float, float]:
     """Return the share of synthetic dice read right without and with the new profile."""
     trays = [render_tray(seed, EVERY_KIND) for seed in range(CHECK_SEED, CHECK_SEED + CHECK_TRAYS)]
     profile.save(folder, 0)
@@ -172,9 +181,13 @@ def base_profile(folder: Path, width: int) -> Profile:
         raise TeachError(str(error)) from None
 
 
-def teach(folder: Path, labels_path: Path, images: Sequence[Path],
-          names: Mapping[str, str] | None = None,
-          settings: ReaderSettings | None = None) -> TeachReport:
+def teach(
+    folder: Path,
+    labels_path: Path,
+    images: Sequence[Path],
+    names: Mapping[str, str] | None = None,
+    settings: ReaderSettings | None = None,
+) -> TeachReport:
     """Teach the dice in labelled photos into the profile folder (made or extended); raise
     TeachError, writing nothing, when a label or photo is wrong or the profile costs dice."""
     settings = replace(settings or ReaderSettings(), profile=None)
@@ -194,14 +207,19 @@ def teach(folder: Path, labels_path: Path, images: Sequence[Path],
             raise TeachError("a photo is too small to hold a die")
         return to_work_size(bgr, settings.work_size)
 
-    base = base_profile(folder, run_numerals(np.zeros((1, crop_size(), crop_size(), 3),
-                                                      np.uint8)).embeddings.shape[1])
+    base = base_profile(
+        folder,
+        run_numerals(np.zeros((1, crop_size(), crop_size(), 3), np.uint8)).embeddings.shape[1],
+    )
     profile, added = learn(dice, names or {}, base, to_work)
     with tempfile.TemporaryDirectory(prefix="tidetower-teach-") as tmp:
-        before, after = check_cost(profile, lambda im, s: read_dice(im, settings=s), settings,
-                                   Path(tmp))
+        before, after = check_cost(
+            profile, lambda im, s: read_dice(im, settings=s), settings, Path(tmp)
+        )
     if after < before:
-        raise TeachError(f"refused: with this profile the reader gets {100 * after:.1f} % of "
-                         f"the check trays' dice right, without it {100 * before:.1f} %")
+        raise TeachError(
+            f"refused: with this profile the reader gets {100 * after:.1f} % of "
+            f"the check trays' dice right, without it {100 * before:.1f} %"
+        )
     profile.save(folder, len(images))
     return TeachReport(added, before, after)

@@ -10,5 +10,4 @@ from tidetower.vision.sources.base import (
     ThreadedSource,
 )
 
-__all__ = ["FrameSource", "FrameSourceError", "FrameTimeout", "SourceExhausted",
-           "ThreadedSource"]
+__all__ = ["FrameSource", "FrameSourceError", "FrameTimeout", "SourceExhausted", "ThreadedSource"]

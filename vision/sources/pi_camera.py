@@ -12,9 +12,13 @@ from tidetower.vision.sources.base import FrameSourceError, ThreadedSource
 class PiCameraSource(ThreadedSource):
     """Frames from the Pi camera, with exposure and white balance locked after calibration."""
 
-    def __init__(self, size: tuple[int, int] = (1296, 972),
-                 exposure_us: int | None = None, analogue_gain: float | None = None,
-                 colour_gains: tuple[float, float] | None = None) -> None:
+    def __init__(
+        self,
+        size: tuple[int, int] = (1296, 972),
+        exposure_us: int | None = None,
+        analogue_gain: float | None = None,
+        colour_gains: tuple[float, float] | None = None,
+    ) -> None:
         try:
             from picamera2 import Picamera2  # only on a Pi: apt's python3-picamera2
         except ImportError as error:
@@ -30,8 +34,12 @@ class PiCameraSource(ThreadedSource):
         self.lock(exposure_us, analogue_gain, colour_gains)
         super().__init__()
 
-    def lock(self, exposure_us: int | None, analogue_gain: float | None,
-             colour_gains: tuple[float, float] | None) -> None:
+    def lock(
+        self,
+        exposure_us: int | None,
+        analogue_gain: float | None,
+        colour_gains: tuple[float, float] | None,
+    ) -> None:
         """Fix exposure and white balance so every roll is lit the same (from calibration)."""
         controls: dict[str, Any] = {}
         if exposure_us is not None:

@@ -42,8 +42,10 @@ class SimulatedSource(FrameSource):
         self.throws = 0
         self.on_drop: Callable[[bool], None] | None = None
         self._script: deque[Callable[[], np.ndarray]] = deque()
-        self._noise = [self._rng.normal(0, self.settings.noise, self.empty.shape)
-                       .astype(np.int16) for _ in range(4)]
+        self._noise = [
+            self._rng.normal(0, self.settings.noise, self.empty.shape).astype(np.int16)
+            for _ in range(4)
+        ]
         self.failing: str | None = None  # set to make read() fail, as a broken camera would
 
     def _spec(self, count: tuple[int, int]) -> TraySpec:
@@ -59,8 +61,12 @@ class SimulatedSource(FrameSource):
         low, high = self.settings.dice
         count = len(dice) or count or int(self._rng.integers(low, high + 1))
         self.throws += 1
-        tray = render_tray(self._seed * 7919 + self.throws, self._spec((count, count)),
-                           floor_seed=self._seed, dice=dice)
+        tray = render_tray(
+            self._seed * 7919 + self.throws,
+            self._spec((count, count)),
+            floor_seed=self._seed,
+            dice=dice,
+        )
         self._script.append(lambda: self._drop(True))
         self._script.append(lambda: self._drop(False))
         for step in range(self.settings.fall_frames):

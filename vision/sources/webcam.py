@@ -11,8 +11,12 @@ from tidetower.vision.sources.base import FrameSourceError, ThreadedSource
 class WebcamSource(ThreadedSource):
     """Frames from a V4L2/UVC camera; exposure is locked when the driver allows it."""
 
-    def __init__(self, device: int | str = 0, size: tuple[int, int] | None = None,
-                 exposure: float | None = None) -> None:
+    def __init__(
+        self,
+        device: int | str = 0,
+        size: tuple[int, int] | None = None,
+        exposure: float | None = None,
+    ) -> None:
         self._capture = cv2.VideoCapture(device)
         if not self._capture.isOpened():
             raise FrameSourceError(f"cannot open webcam {device!r}")

@@ -28,8 +28,12 @@ class FaceStyle:
     """Where a face lies and how its marks look: centre, side, angle, mark colour, logo."""
 
     def __init__(
-        self, centre: tuple[float, float], side: float, angle: float,
-        ink: tuple[int, int, int], logo: bool,
+        self,
+        centre: tuple[float, float],
+        side: float,
+        angle: float,
+        ink: tuple[int, int, int],
+        logo: bool,
     ) -> None:
         self.centre, self.side, self.angle, self.ink, self.logo = centre, side, angle, ink, logo
 
@@ -53,8 +57,15 @@ def paint_d6(image: np.ndarray, style: FaceStyle, value: int) -> None:
     if value == 1 and style.logo:
         ring = style.side * 0.22
         centre = (round(style.centre[0] * ONE), round(style.centre[1] * ONE))
-        cv2.circle(image, centre, round(ring * ONE), style.ink, max(2, round(ring * 0.35)),
-                   cv2.LINE_AA, SHIFT)
+        cv2.circle(
+            image,
+            centre,
+            round(ring * ONE),
+            style.ink,
+            max(2, round(ring * 0.35)),
+            cv2.LINE_AA,
+            SHIFT,
+        )
         _dot(image, style.centre, ring * 0.3, style.ink)
         return
     radius = style.side * (0.13 if value == 1 else 0.085)
@@ -63,8 +74,12 @@ def paint_d6(image: np.ndarray, style: FaceStyle, value: int) -> None:
 
 
 def paint_side(
-    image: np.ndarray, a: np.ndarray, b: np.ndarray, lean: np.ndarray,
-    ink: tuple[int, int, int], value: int,
+    image: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    lean: np.ndarray,
+    ink: tuple[int, int, int],
+    value: int,
 ) -> None:
     """Paint the pips of a side face seen edge-on: the strip from edge a-b along `lean`."""
     along = b - a

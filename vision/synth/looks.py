@@ -8,8 +8,14 @@ import numpy as np
 from tidetower.vision.synth.numerals import FONTS, Light, NumeralLook
 
 Colour = tuple[int, int, int]
-INKS: tuple[Colour, ...] = ((245, 245, 245), (25, 25, 25), (60, 200, 235), (40, 40, 200),
-                            (200, 200, 200), (80, 170, 220))
+INKS: tuple[Colour, ...] = (
+    (245, 245, 245),
+    (25, 25, 25),
+    (60, 200, 235),
+    (40, 40, 200),
+    (200, 200, 200),
+    (80, 170, 220),
+)
 """Numeral inks (BGR): white, black, gold, red, silver, orange."""
 
 
@@ -21,8 +27,9 @@ def _luma(c: Colour | np.ndarray) -> float:
 def _plastic(rng: np.random.Generator) -> Colour:
     """Return a dice plastic colour: mostly bright and saturated, else pastel, dark or white."""
     hue = int(rng.integers(0, 180))
-    sat = int(rng.choice([rng.integers(170, 256)] * 3 + [rng.integers(40, 170),
-                                                         rng.integers(0, 40)]))
+    sat = int(
+        rng.choice([rng.integers(170, 256)] * 3 + [rng.integers(40, 170), rng.integers(0, 40)])
+    )
     val = int(rng.integers(150, 256)) if rng.random() < 0.75 else int(rng.integers(30, 150))
     hsv = np.array([[[hue, sat, val]]], np.uint8)
     b, g, r = (int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
@@ -36,10 +43,13 @@ def numeral_look(rng: np.random.Generator) -> NumeralLook:
     ink = inks[int(rng.integers(len(inks)))]
     second = _plastic(rng) if rng.random() < 0.2 else None
     return NumeralLook(
-        body=body, ink=ink, font=FONTS[int(rng.integers(len(FONTS)))],
+        body=body,
+        ink=ink,
+        font=FONTS[int(rng.integers(len(FONTS)))],
         stroke=float(rng.uniform(0.08, 0.2)),
         marker="underline" if rng.random() < 0.6 else "dot",
-        shine=float(rng.uniform(0.2, 0.7)) if rng.random() < 0.4 else 0.0, second=second,
+        shine=float(rng.uniform(0.2, 0.7)) if rng.random() < 0.4 else 0.0,
+        second=second,
         glow=float(rng.uniform(1.2, 2.0)) if rng.random() < 0.35 else 1.0,
     )
 

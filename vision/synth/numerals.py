@@ -11,8 +11,13 @@ from tidetower.vision.kinds import face_text, face_values
 from tidetower.vision.synth.solids import Solid, solid
 
 Colour = tuple[int, int, int]
-FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
-         cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN)
+FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+)
 """Stroke fonts OpenCV draws without font files: thin, bold, serif and plain."""
 TEXT_SIZE = {"d6": 0.9, "d8": 1.0, "d10": 1.0, "d10-tens": 1.05, "d12": 0.85, "d20": 1.05}
 """Numeral width-or-height as a share of the face's inscribed circle's diameter."""
@@ -75,8 +80,9 @@ class Pose:
         """Return image pixels of world points (z up, floor at 0, floor pixels at scale 1)."""
         cam = self.camera
         k = cam.height / np.maximum(cam.height - points[:, 2], 1.0)
-        return np.stack([cam.cx + (points[:, 0] - cam.cx) * k,
-                         cam.cy + (points[:, 1] - cam.cy) * k], axis=1).astype(np.float32)
+        return np.stack(
+            [cam.cx + (points[:, 0] - cam.cx) * k, cam.cy + (points[:, 1] - cam.cy) * k], axis=1
+        ).astype(np.float32)
 
     def visible(self) -> list[int]:
         """Return the faces turned towards the camera."""
@@ -93,8 +99,14 @@ class Pose:
         return out
 
 
-def pose_die(rng: np.random.Generator, kind: str, value: int, centre: tuple[float, float],
-             size: float, camera: Camera) -> Pose:
+def pose_die(
+    rng: np.random.Generator,
+    kind: str,
+    value: int,
+    centre: tuple[float, float],
+    size: float,
+    camera: Camera,
+) -> Pose:
     """Lay a die of `kind` showing `value` so its top face lands near `centre` in the image;
     `size` is its circumscribed diameter in floor pixels."""
     shape = solid(kind)
@@ -169,8 +181,9 @@ class Light:
     ambient: float = 0.45
 
 
-def paint_die(canvas: np.ndarray, pose: Pose, look: NumeralLook, light: Light,
-              rng: np.random.Generator) -> np.ndarray:
+def paint_die(
+    canvas: np.ndarray, pose: Pose, look: NumeralLook, light: Light, rng: np.random.Generator
+) -> np.ndarray:
     """Paint a posed die onto a float BGR canvas; return its outline in image pixels."""
     outline = cv2.convexHull(pose.project(pose.world)).reshape(-1, 2)
     x0, y0 = np.floor(outline.min(axis=0)).astype(int) - 2
@@ -199,8 +212,15 @@ def _body_paint(size: tuple[int, ...], look: NumeralLook, rng: np.random.Generat
     return np.asarray(paint * swirl + np.array(look.second, np.float32) * (1 - swirl))
 
 
-def _paint_face(view: np.ndarray, pose: Pose, face: int, look: NumeralLook, light: Light,
-                body: np.ndarray, offset: np.ndarray) -> None:
+def _paint_face(
+    view: np.ndarray,
+    pose: Pose,
+    face: int,
+    look: NumeralLook,
+    light: Light,
+    body: np.ndarray,
+    offset: np.ndarray,
+) -> None:
     """Fill one visible face, shaded by the light, and lay its numeral on it."""
     idx = list(pose.shape.faces[face])
     poly = pose.project(pose.world[idx]) - offset
@@ -214,8 +234,14 @@ def _paint_face(view: np.ndarray, pose: Pose, face: int, look: NumeralLook, ligh
     value = pose.values[face]
     kind = _kind_of(pose)
     half = inradius * TEXT_SIZE.get(kind, 0.6)
-    corners = np.array([centre - half * right + half * up, centre + half * right + half * up,
-                        centre + half * right - half * up, centre - half * right - half * up])
+    corners = np.array(
+        [
+            centre - half * right + half * up,
+            centre + half * right + half * up,
+            centre + half * right - half * up,
+            centre - half * right - half * up,
+        ]
+    )
     target = pose.project(corners) - offset
     source = np.array([[0, 0], [TEX, 0], [TEX, TEX], [0, TEX]], np.float32)
     warp = cv2.getPerspectiveTransform(source, target.astype(np.float32))
@@ -233,8 +259,9 @@ def _kind_of(pose: Pose) -> str:
     return f"d{faces}"
 
 
-def _shine(view: np.ndarray, pose: Pose, strength: float, offset: np.ndarray,
-           rng: np.random.Generator) -> None:
+def _shine(
+    view: np.ndarray, pose: Pose, strength: float, offset: np.ndarray, rng: np.random.Generator
+) -> None:
     """Add a soft specular spot somewhere on the die."""
     pts = pose.project(pose.world) - offset
     lo, hi = pts.min(axis=0), pts.max(axis=0)

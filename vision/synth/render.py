@@ -50,9 +50,14 @@ class TraySpec:
     noise: float = 4.0
 
 
-EVERY_KIND = TraySpec(size=(640, 480), count=(1, 8), side=(0.04, 0.08),
-                     kinds=("d6", "d8", "d10", "d10-tens", "d12", "d20"), numeral_d6=0.5,
-                     floors=("grey", "dark", "felt", "wood"))
+EVERY_KIND = TraySpec(
+    size=(640, 480),
+    count=(1, 8),
+    side=(0.04, 0.08),
+    kinds=("d6", "d8", "d10", "d10-tens", "d12", "d20"),
+    numeral_d6=0.5,
+    floors=("grey", "dark", "felt", "wood"),
+)
 """Trays of every kind on every floor, dice 40 to 80 px across: what benchmarks, tests and
 the teach check read (training draws wider, see vision/training)."""
 
@@ -76,8 +81,9 @@ class SynthTray:
     dice: tuple[SynthDie, ...]
 
 
-def _floor(rng: np.random.Generator, w: int, h: int,
-           floors: tuple[str, ...] = ("grey",)) -> np.ndarray:
+def _floor(
+    rng: np.random.Generator, w: int, h: int, floors: tuple[str, ...] = ("grey",)
+) -> np.ndarray:
     """Return a tray floor lit unevenly, with a faint texture: grey unless `floors` says."""
     kind = floors[int(rng.integers(len(floors)))] if len(floors) > 1 else floors[0]
     if kind != "grey":
@@ -236,9 +242,13 @@ def _paint_body(
     return np.asarray(paint, np.float32)
 
 
-def render_tray(seed: int, spec: TraySpec | None = None,
-                floor_seed: int | None = None, dice: Sequence[str] = (),
-                values: Sequence[int] = ()) -> SynthTray:
+def render_tray(
+    seed: int,
+    spec: TraySpec | None = None,
+    floor_seed: int | None = None,
+    dice: Sequence[str] = (),
+    values: Sequence[int] = (),
+) -> SynthTray:
     """Render one tray photo from a seed: same seed, same photo and labels.
 
     `floor_seed` draws the empty tray from its own seed, so a simulated camera can throw
@@ -271,8 +281,15 @@ def render_tray(seed: int, spec: TraySpec | None = None,
     return SynthTray(_camera(rng, canvas, spec), tuple(truth))
 
 
-def _numeral_die(rng: np.random.Generator, canvas: np.ndarray, die: Placed, kind: str,
-                 camera: Camera, look: NumeralLook | None, shows: int | None) -> SynthDie:
+def _numeral_die(
+    rng: np.random.Generator,
+    canvas: np.ndarray,
+    die: Placed,
+    kind: str,
+    camera: Camera,
+    look: NumeralLook | None,
+    shows: int | None,
+) -> SynthDie:
     """Paint a numeral die in 3D where a d6 of `die`'s side would lie; return its truth."""
     x, y, side, _ = die
     faces = face_values(kind)
@@ -283,8 +300,12 @@ def _numeral_die(rng: np.random.Generator, canvas: np.ndarray, die: Placed, kind
     h, w = canvas.shape[:2]
     x0, y0 = outline.min(axis=0)
     x1, y1 = outline.max(axis=0)
-    box = (max(0.0, float(x0) / w), max(0.0, float(y0) / h), min(1.0, float(x1) / w),
-           min(1.0, float(y1) / h))
+    box = (
+        max(0.0, float(x0) / w),
+        max(0.0, float(y0) / h),
+        min(1.0, float(x1) / w),
+        min(1.0, float(y1) / h),
+    )
     return SynthDie(kind, value, box, numerals=kind == "d6")
 
 

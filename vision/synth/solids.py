@@ -101,8 +101,10 @@ def _trapezohedron() -> Solid:
     """The d10: two apexes and a zig-zag ring; kites whose top points at their apex."""
     z0 = 0.105
     apex = _planar_apex(z0)
-    ring = [(np.cos(np.radians(36 * k)), np.sin(np.radians(36 * k)), z0 if k % 2 == 0 else -z0)
-            for k in range(10)]
+    ring = [
+        (np.cos(np.radians(36 * k)), np.sin(np.radians(36 * k)), z0 if k % 2 == 0 else -z0)
+        for k in range(10)
+    ]
     v = _unit(np.array([(0, 0, apex), (0, 0, -apex), *ring], float))
     faces: list[tuple[int, ...]] = []
     for k in range(0, 10, 2):  # upper kites: apex, ring k, k+1, k+2
@@ -114,6 +116,7 @@ def _trapezohedron() -> Solid:
 
 def _planar_apex(z0: float) -> float:
     """Return the apex height that makes a d10's kites flat, for ring heights +-z0."""
+
     def off_plane(h: float) -> float:
         top = np.array([0, 0, h])
         a = np.array([1.0, 0, z0])
@@ -128,8 +131,13 @@ def _planar_apex(z0: float) -> float:
     return (lo + hi) / 2
 
 
-SOLIDS = {"d6": _cube, "d8": _octahedron, "d10": _trapezohedron, "d12": _dodecahedron,
-          "d20": _icosahedron}
+SOLIDS = {
+    "d6": _cube,
+    "d8": _octahedron,
+    "d10": _trapezohedron,
+    "d12": _dodecahedron,
+    "d20": _icosahedron,
+}
 
 
 @cache

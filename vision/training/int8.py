@@ -40,9 +40,16 @@ def int8(path: Path, blobs: Iterator[np.ndarray]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ready = Path(tmp) / path.name
         quant_pre_process(str(path), str(ready))
-        quantize_static(str(ready), str(path), Feed(blobs), quant_format=QuantFormat.QDQ,
-                        per_channel=True, reduce_range=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+        quantize_static(
+            str(ready),
+            str(path),
+            Feed(blobs),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            reduce_range=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+        )
     model = onnx.load(str(path))
     used = {node.domain for node in model.graph.node}
     kept = [opset for opset in model.opset_import if opset.domain in used]

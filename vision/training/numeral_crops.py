@@ -46,8 +46,9 @@ class Crops:
     def join(parts: Iterable[Crops]) -> Crops:
         """Return all parts as one set."""
         parts = list(parts)
-        return Crops(np.concatenate([p.images for p in parts]),
-                     np.concatenate([p.labels for p in parts]))
+        return Crops(
+            np.concatenate([p.images for p in parts]), np.concatenate([p.labels for p in parts])
+        )
 
 
 def class_of(die: str, value: int, numerals: bool) -> int:
@@ -61,14 +62,18 @@ def _inside(c: Candidate, box: Box, w: int, h: int) -> bool:
     return box[0] * w <= c.x <= box[2] * w and box[1] * h <= c.y <= box[3] * h
 
 
-def label_candidates(candidates: list[Candidate], truth: list[tuple[Box, int]],
-                     size: tuple[int, int]) -> list[int]:
+def label_candidates(
+    candidates: list[Candidate], truth: list[tuple[Box, int]], size: tuple[int, int]
+) -> list[int]:
     """Label each candidate with the class of the die whose box holds its centre, else none."""
     w, h = size
     out = []
     for c in candidates:
-        hits = [(abs((b[0] + b[2]) * w / 2 - c.x) + abs((b[1] + b[3]) * h / 2 - c.y), label)
-                for b, label in truth if _inside(c, b, w, h)]
+        hits = [
+            (abs((b[0] + b[2]) * w / 2 - c.x) + abs((b[1] + b[3]) * h / 2 - c.y), label)
+            for b, label in truth
+            if _inside(c, b, w, h)
+        ]
         out.append(min(hits)[1] if hits else 0)
     return out
 
@@ -78,8 +83,9 @@ def cut(image: np.ndarray, x: float, y: float, side: float, rng: np.random.Gener
     return face_crop(image, x, y, side * MARGIN, float(rng.uniform(0, 360)), SIZE)
 
 
-def photo_crops(image: np.ndarray, truth: list[tuple[Box, int]], rng: np.random.Generator,
-                jittered: int = 1) -> Crops:
+def photo_crops(
+    image: np.ndarray, truth: list[tuple[Box, int]], rng: np.random.Generator, jittered: int = 1
+) -> Crops:
     """Return the finder's candidates in a photo, cut and labelled, and jittered true boxes."""
     h, w = image.shape[:2]
     candidates = find_dice(image, FIND)
@@ -139,8 +145,9 @@ def recolour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR))
 
 
-def real_numeral_crops(folder: Path, leave_out: frozenset[str] = frozenset(),
-                       turns: int = 150, seed: int = 11) -> Crops:
+def real_numeral_crops(
+    folder: Path, leave_out: frozenset[str] = frozenset(), turns: int = 150, seed: int = 11
+) -> Crops:
     """Return crops of the real numeral dice photos, but those of the kinds left out.
 
     d4 are skipped (the net has no d4 class: a taught profile reads them). Two in three crops

@@ -22,8 +22,9 @@ EMBEDDING = 96
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout),
-                         nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
 
 
 class NumeralNet(nn.Module):
@@ -38,9 +39,15 @@ class NumeralNet(nn.Module):
         c = [max(8, int(n * width)) for n in (24, 32, 48, 64, 96, 128)]
         first = [_conv(3, stem, 1), _conv(stem, c[0], 2)] if stem else [_conv(3, c[0], 2)]
         self.features = nn.Sequential(
-            *first, _conv(c[0], c[1], 2), _conv(c[1], c[2]), _conv(c[2], c[3], 2),
-            _conv(c[3], c[4]), _conv(c[4], c[5], 2), _conv(c[5], c[5]),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+            *first,
+            _conv(c[0], c[1], 2),
+            _conv(c[1], c[2]),
+            _conv(c[2], c[3], 2),
+            _conv(c[3], c[4]),
+            _conv(c[4], c[5], 2),
+            _conv(c[5], c[5]),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
         )
         self.embed = nn.Linear(c[5], EMBEDDING)
         self.head = nn.Linear(EMBEDDING, len(CLASSES))
@@ -73,8 +80,15 @@ def augment(images: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.stack([np.rot90(img, k) for img, k in zip(out, turns, strict=True)])
 
 
-def train(crops: Crops, epochs: int, seed: int, width: float = 1.0,
-          start: NumeralNet | None = None, batch: int = 128, stem: int = 0) -> NumeralNet:
+def train(
+    crops: Crops,
+    epochs: int,
+    seed: int,
+    width: float = 1.0,
+    start: NumeralNet | None = None,
+    batch: int = 128,
+    stem: int = 0,
+) -> NumeralNet:
     """Train a numeral net on labelled crops with one-cycle AdamW and label smoothing.
 
     From `start` (a net read back from its export) it is tuned gently, batch norms frozen.
@@ -101,8 +115,10 @@ def train(crops: Crops, epochs: int, seed: int, width: float = 1.0,
             opt.step()
             sched.step()
             total += float(loss.detach())
-        print(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.3f} "
-              f"({time.time() - began:.0f} s)", flush=True)
+        print(
+            f"epoch {epoch + 1}/{epochs}: loss {total / steps:.3f} ({time.time() - began:.0f} s)",
+            flush=True,
+        )
     return net.eval()
 
 
@@ -168,14 +184,19 @@ def accuracy(net: NumeralNet, crops: Crops) -> float:
 def export(net: NumeralNet, path: Path, trained_on: str) -> None:
     """Write the net as ONNX (logits "y", embedding "e"), its classes and sources recorded."""
     net.eval()
-    torch.onnx.export(net, (torch.zeros(1, 3, SIZE, SIZE),), str(path), input_names=["x"],
-                      output_names=["y", "e"], opset_version=13, dynamo=False,
-                      dynamic_axes={"x": {0: "n"}, "y": {0: "n"}, "e": {0: "n"}})
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, SIZE, SIZE),),
+        str(path),
+        input_names=["x"],
+        output_names=["y", "e"],
+        opset_version=13,
+        dynamo=False,
+        dynamic_axes={"x": {0: "n"}, "y": {0: "n"}, "e": {0: "n"}},
+    )
     model = onnx.load(str(path))
-    onnx.helper.set_model_props(model, {"classes": json.dumps(CLASSES),
-                                        "trained_on": trained_on})
+    onnx.helper.set_model_props(model, {"classes": json.dumps(CLASSES), "trained_on": trained_on})
     onnx.save(model, str(path))
-
 
 
 def quantize(path: Path, crops: np.ndarray, batch: int = 64) -> None:

@@ -77,35 +77,55 @@ def all_crops(args: argparse.Namespace) -> tuple[Crops, str]:
         return crops, said
     leave_out = frozenset(k for k in args.leave_out.split(",") if k)
     real = real_numeral_crops(NUMERALS, leave_out)
-    note = f"numerals-taught:all but {'+'.join(sorted(leave_out))}" if leave_out else \
-        "numerals-taught:all"
+    note = (
+        f"numerals-taught:all but {'+'.join(sorted(leave_out))}"
+        if leave_out
+        else "numerals-taught:all"
+    )
     return Crops.join([crops, real]), f"{said},{note}"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """Read the command line; the defaults reproduce the shipped net."""
-    parser = argparse.ArgumentParser(prog="python -m tidetower.vision.training.numerals",
-                                     description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--crops", type=Path, default=Path("/tmp/tidetower-numeral-crops"),
-                        help="folder caching the training crops")
-    parser.add_argument("--chunks", type=int, default=16,
-                        help=f"chunks of {CHUNK} synthetic trays to learn from")
+    parser = argparse.ArgumentParser(
+        prog="python -m tidetower.vision.training.numerals",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--crops",
+        type=Path,
+        default=Path("/tmp/tidetower-numeral-crops"),
+        help="folder caching the training crops",
+    )
+    parser.add_argument(
+        "--chunks", type=int, default=16, help=f"chunks of {CHUNK} synthetic trays to learn from"
+    )
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--width", type=float, default=1.0, help="net width factor")
-    parser.add_argument("--stem", type=int, default=0,
-                        help="channels of a first layer at full resolution (0: none)")
+    parser.add_argument(
+        "--stem", type=int, default=0, help="channels of a first layer at full resolution (0: none)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL, help="the .onnx to write")
     parser.add_argument("--start", type=Path, help="tune this float export rather than start anew")
-    parser.add_argument("--real", action="store_true",
-                        help="learn from the real numeral dice of numerals-taught too")
-    parser.add_argument("--leave-out", default="",
-                        help="comma-separated kinds whose real photos stay out (held out)")
-    parser.add_argument("--float", action="store_true",
-                        help="keep the net float (by default it is made int8, calibrated on "
-                             f"the first {CALIBRATION} training crops)")
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="learn from the real numeral dice of numerals-taught too",
+    )
+    parser.add_argument(
+        "--leave-out",
+        default="",
+        help="comma-separated kinds whose real photos stay out (held out)",
+    )
+    parser.add_argument(
+        "--float",
+        action="store_true",
+        help="keep the net float (by default it is made int8, calibrated on "
+        f"the first {CALIBRATION} training crops)",
+    )
     return parser.parse_args(argv)
 
 
@@ -123,8 +143,14 @@ def main(argv: list[str] | None = None) -> None:
     start = time.time()
     crops, trained_on = all_crops(args)
     print(f"{len(crops.labels)} crops ({time.time() - start:.0f} s)", flush=True)
-    net = train(crops, args.epochs, args.seed, args.width,
-                from_export(args.start, args.width) if args.start else None, stem=args.stem)
+    net = train(
+        crops,
+        args.epochs,
+        args.seed,
+        args.width,
+        from_export(args.start, args.width) if args.start else None,
+        stem=args.stem,
+    )
     export(net, args.out, trained_on)
     if not args.float:
         quantize(args.out, crops.images[:CALIBRATION])
