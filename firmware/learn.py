@@ -15,7 +15,7 @@ from tidetower.firmware.corrections import Corrections
 from tidetower.vision.numerals.profile import empty_profile, load_profile
 from tidetower.vision.numerals.teach import TeachError, parse_labels, teach
 from tidetower.vision.read import ImageError, load_image, read_dice
-from tidetower.vision.score import Label, score
+from tidetower.vision.score import Label, Tally, score
 from tidetower.vision.settings import Calibration, ReaderSettings
 
 CHECK_EVERY = 5
@@ -84,8 +84,7 @@ def _share_right(
     calibration: Calibration | None,
 ) -> float:
     """Return the share of the named examples' dice the reader gets right."""
-    raw = corrections.labels()
-    right = dice = 0
+    raw, tally = corrections.labels(), Tally()
     for name in names:
         try:
             image = load_image(corrections.folder / name)
@@ -95,9 +94,9 @@ def _share_right(
             Label(value, box or (0.0, 0.0, 1.0, 1.0), kind)
             for kind, value, box in parse_labels(raw, name)
         )
-        result = score(read_dice(image, calibration, settings), truth)
-        right, dice = right + result.right, dice + result.labelled
-    return right / max(dice, 1)
+        reading = read_dice(image, calibration, settings)
+        tally.add(score(reading, truth), reading.ms)
+    return tally.right / max(tally.dice, 1)
 
 
 def _swap_in(candidate: Path, profile: Path) -> None:
