@@ -22,15 +22,20 @@ class DieRead:
     value: int
     box: Box
     confidence: float
+    check: str = ""
+    """What an independent check agreed, e.g. "5 pips counted"; empty when none spoke."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the CLI-contract form of this die."""
-        return {
+        out: dict[str, Any] = {
             "die": self.die,
             "value": self.value,
             "box": _rounded(self.box),
             "confidence": round(self.confidence, 4),
         }
+        if self.check:
+            out["check"] = self.check
+        return out
 
 
 @dataclass(frozen=True)

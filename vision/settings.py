@@ -95,6 +95,9 @@ class ReaderSettings:
     """A die read with less confidence than this gets a second look."""
     first_look_readers: Annotated[int, AfterValidator(_shipped_readers)] = 2
     """The first look asks this many face readers (0: all); a second look asks all of them."""
+    pip_count: bool = True
+    """Count a pip d6's pips with OpenCV too (vision/d6/pips.py): where the count is sure and
+    the nets read another face, the die is unreadable, both opinions in the reason."""
     edge_margin: float = 0.004
     """A box this close to the photo's edge (fraction) is a die half out of frame."""
     numerals: bool = True

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tidetower.vision.d6.find import Candidate
 from tidetower.vision.d6.nets import FACE_MARGIN, face_crop, run_faces
-from tidetower.vision.reading import DieRead, Unreadable
+from tidetower.vision.d6.pips import count_pips
+from tidetower.vision.reading import Box, DieRead, Unreadable
 from tidetower.vision.settings import ReaderSettings
 
 View = tuple[float, float, bool]
@@ -84,7 +87,7 @@ def out_of_frame(c: Candidate, w: int, h: int, margin: float) -> bool:
 
 
 def judge(
-    c: Candidate, p: np.ndarray, size: tuple[int, int], settings: ReaderSettings
+    c: Candidate, p: np.ndarray, size: tuple[int, int], settings: ReaderSettings, work: np.ndarray
 ) -> DieRead | Unreadable | None:
     """Decide one candidate from its face probabilities: read, unreadable, or not a die."""
     if 1.0 - float(p[0]) < settings.min_die_prob:
@@ -95,12 +98,31 @@ def judge(
     value, confidence = _value_and_confidence(c, p, settings)
     if out_of_frame(c, w, h, settings.edge_margin):
         return Unreadable(box, "half out of frame")
-    if confidence >= settings.min_confidence:
-        return DieRead("d6", value, box, round(min(confidence, 1.0), 4))
-    if c.heat < settings.unreadable_heat:
+    if confidence < settings.min_confidence and c.heat < settings.unreadable_heat:
         return None
-    other = _runner_up(p, value)
-    return Unreadable(box, f"unsure: {value} or {other} ({confidence:.2f})", "d6", (value, other))
+    counted = count_pips(work, c).value if settings.pip_count else None
+    if confidence >= settings.min_confidence:
+        return checked(DieRead("d6", value, box, round(min(confidence, 1.0), 4)), counted)
+    return unsure(box, (value, _runner_up(p, value)), confidence, counted)
+
+
+def checked(die: DieRead, counted: int | None) -> DieRead | Unreadable:
+    """Hold the nets' read against the pip count: agreeing, say so; disagreeing, ask."""
+    if counted is None:
+        return die
+    if counted == die.value:
+        return replace(die, check=f"{counted} pips counted")
+    reason = f"two opinions: the nets read {die.value}, the pips count {counted}"
+    return Unreadable(die.box, reason, "d6", (die.value, counted))
+
+
+def unsure(box: Box, faces: tuple[int, int], confidence: float, counted: int | None) -> Unreadable:
+    """Report a die the nets are unsure of, the pip count (if any) first among its faces."""
+    reason = f"unsure: {faces[0]} or {faces[1]} ({confidence:.2f})"
+    if counted is None:
+        return Unreadable(box, reason, "d6", faces)
+    ordered = (counted, *(f for f in faces if f != counted))
+    return Unreadable(box, f"{reason}; the pips count {counted}", "d6", ordered)
 
 
 Verdict = DieRead | Unreadable | None
@@ -115,7 +137,7 @@ def verdicts(
     probs = face_probabilities(work, candidates, TURNS, settings.first_look_readers)
     if settings.second_look:
         probs = look_again(work, candidates, probs, settings)
-    return [judge(c, p, (w, h), settings) for c, p in zip(candidates, probs, strict=True)]
+    return [judge(c, p, (w, h), settings, work) for c, p in zip(candidates, probs, strict=True)]
 
 
 def split(found: list[Verdict]) -> tuple[tuple[DieRead, ...], tuple[Unreadable, ...]]:
