@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ class Corrections:
         self.folder = Path(folder)
         self.keep = keep
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.on_kept: list[Callable[[], None]] = []
+        """Called after each correction is kept (the display shows the count)."""
 
     @property
     def labels_path(self) -> Path:
@@ -60,10 +63,12 @@ class Corrections:
         labels = self.labels()
         labels[name] = {
             "roll": roll_id,
-            "dice": [{"die": d.die, "value": d.value, "box": list(d.box)} for d in final.dice],
+            "dice": [{k: d.to_dict()[k] for k in ("die", "value", "box")} for d in final.dice],
             "camera": read.to_dict(),
         }
         self._save(self._pruned(labels))
+        for listener in self.on_kept:
+            listener()
 
     def _pruned(self, labels: dict[str, Any]) -> dict[str, Any]:
         """Drop the oldest examples beyond `keep` (labels keep their order of arrival)."""

@@ -111,7 +111,7 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         yield
         return
     try:
-        link = table_link(tower.table, config.mqtt, controls=tower.loop)
+        link = table_link(tower.table, config.mqtt, controls=tower.loop, learner=tower.learner)
         publisher = link.__enter__()
     except BrokerStartError as error:
         if tower.sim is None:
@@ -123,6 +123,8 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice])
     )
     publisher.follow_loop(tower.loop)  # the tower's state and anything it needs the GM for
+    if tower.learner is not None:
+        publisher.follow_learning(tower.learner)
     try:
         yield
     finally:

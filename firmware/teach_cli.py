@@ -25,7 +25,7 @@ import numpy as np
 
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.corrections import Corrections
-from tidetower.firmware.learn import learn_from_corrections, rollback
+from tidetower.firmware.learn import learn_from_corrections, profile_home, rollback
 from tidetower.firmware.tower import open_camera, sim_config
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.payloads import TeachPayload, TeachStep
@@ -371,7 +371,7 @@ def teach_command(
         if kind is None:
             raise click.UsageError("--die KIND: which die is taught at the tower")
         config = _guided_config(config_path)
-        target = profile or _default_profile(config)
+        target = profile or profile_home(config)
         linked = config_path is not None if use_mqtt is None else use_mqtt
         _say(teach_from_camera(config, kind, name, target, sim, linked), target)
     except TeachError as error:
@@ -382,7 +382,7 @@ def teach_command(
 
 def _from_the_table(config: TowerConfig, profile: Path | None, back: bool) -> None:
     """Learn from the table's corrections into the profile, or roll the profile back."""
-    target = profile or _default_profile(config)
+    target = profile or profile_home(config)
     if back:
         rollback(target)
         click.echo(f"{target}: the previous profile is back")
@@ -401,13 +401,3 @@ def _from_the_table(config: TowerConfig, profile: Path | None, back: bool) -> No
         f"{100 * done.after:.1f} % with it; {verdict} "
         f"({time.perf_counter() - start:.0f} s)"
     )
-
-
-def _default_profile(config: TowerConfig) -> Path:
-    """Return where the tower keeps its taught dice: the config's profile, or beside the
-    calibration."""
-    if config.camera.reader.profile:
-        return Path(config.camera.reader.profile)
-    if config.camera.calibration is not None:
-        return config.camera.calibration / "dice"
-    raise click.UsageError("say where to keep the profile: PROFILE, or camera.calibration")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from tidetower.engine.table import Table
 from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import TowerDevices
+from tidetower.firmware.learn import Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.sim import BEAM_PIN, SimulatedTable
 from tidetower.firmware.snapshots import Snapshots
@@ -105,6 +107,7 @@ class Tower:
             self.devices = self._opened_part(self.init_devices())
             self.table = self._opened_part(self.init_table())
             self.loop = self.init_loop()
+            self.learner = self.init_learner()
             self.sim = self.init_simulation()
         except BaseException:
             self._close_opened()
@@ -163,6 +166,23 @@ class Tower:
             Snapshots(table.snapshots, table.snapshots_keep),
             corrections=Corrections(table.corrections, table.corrections_keep),
         )
+
+    def init_learner(self) -> Learner | None:
+        """Learning from the GM's corrections, into the reader's profile, when asked."""
+        if self.loop.corrections is None:
+            return None
+        return Learner(
+            self.loop.corrections,
+            profile_home(self.config),
+            lambda: self.config.camera.reader,
+            self.adopt_profile,
+            self.calibration,
+        )
+
+    def adopt_profile(self, profile: Path) -> None:
+        """Read with a newly learned profile from the next frame on."""
+        reader = self.config.camera.reader
+        self.config.camera.reader = replace(reader, profile=str(profile))
 
     def init_simulation(self) -> SimulatedTable | None:
         """The simulated people at the table, when the tower is simulated."""

@@ -23,6 +23,7 @@ from tidetower.mqtt.payloads import (
     CommandResult,
     DeclareCommand,
     DieCommand,
+    LearnCommand,
     RereadCommand,
     RethrowCommand,
     RollCommand,
@@ -45,6 +46,14 @@ class TowerControls(Protocol):
 
     def rethrow(self) -> None:
         """Discard the pending reading to throw again; raise ValueError if none is pending."""
+
+
+class LearnControl(Protocol):
+    """Learning from the GM's corrections (firmware's `Learner`)."""
+
+    def learn(self) -> int:
+        """Start learning in the background and return how many corrections it learns from;
+        raise ValueError if it cannot start (too few, or learning already)."""
 
 
 class Refused(Exception):
@@ -99,7 +108,8 @@ def _validation_refusal(error: ValidationError) -> Refused:
 
 # Commands the read loop carries out. They run outside the table's lock: the loop takes its
 # own lock, then the table's (recording a roll), so holding the table's first could deadlock.
-LOOP_COMMANDS = (DieCommand, RereadCommand, RethrowCommand)
+# Learning does not touch the table at all.
+LOOP_COMMANDS = (DieCommand, RereadCommand, RethrowCommand, LearnCommand)
 
 # The field an engine refusal is about when its message names none of the command's fields.
 _MAIN_FIELD: dict[type[BaseModel], str] = {
@@ -127,9 +137,11 @@ class CommandDesk:
         lock: threading.RLock,
         max_bytes: int = 4096,
         record: Callable[[Roll], Detail] | None = None,
+        learner: LearnControl | None = None,
     ) -> None:
         self.table = table
         self.controls = controls
+        self.learner = learner
         self.lock = lock
         self.max_bytes = max_bytes
         self._record = record or self._record_roll
@@ -171,6 +183,8 @@ class CommandDesk:
             self._controls("reread").reread()
         elif isinstance(command, RethrowCommand):
             self._controls("rethrow").rethrow()
+        elif isinstance(command, LearnCommand):
+            return {"corrections": self._learner().learn()}
         elif isinstance(command, TeachCommand):
             raise Refused(
                 "command",
@@ -188,6 +202,11 @@ class CommandDesk:
                 "command", f"{name!r} needs the camera's read loop, and this tower runs without one"
             )
         return self.controls
+
+    def _learner(self) -> LearnControl:
+        if self.learner is None:
+            raise Refused("command", "this tower keeps no corrections to learn from")
+        return self.learner
 
     def _record_roll(self, roll: Roll) -> Detail:
         record = self.table.record(roll)

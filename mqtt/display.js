@@ -40,7 +40,7 @@ function connect() {
       $("link").classList.toggle("off", state !== "online");
     },
   });
-  for (const name of ["status", "tower", "tide", "session", "roll", "teach", "cmd/result"]) {
+  for (const name of ["status", "tower", "tide", "session", "roll", "teach", "learn", "cmd/result"]) {
     client.subscribe(`${base}/${name}`, 1);
   }
   client.connect();
@@ -53,7 +53,8 @@ function received(topic, text) {
   if (name === "teach") { showTeach(text); return; }
   let body;
   try { body = JSON.parse(text); } catch (error) { return; }
-  if (name === "tide") showTide(body);
+  if (name === "learn") showLearn(body);
+  else if (name === "tide") showTide(body);
   else if (name === "session") showSession(body);
   else if (name === "roll") showRoll(body);
   else if (name === "cmd/result") showResult(body);
@@ -246,6 +247,7 @@ function wireControls() {
   }
   $("undo").addEventListener("click", () => send("undo", {}));
   $("reread").addEventListener("click", () => send("reread", {}));
+  $("learn").addEventListener("click", () => send("learn", {}));
   $("form-login").addEventListener("submit", (event) => {
     event.preventDefault();
     const { user, password } = event.target.elements;

@@ -1,6 +1,6 @@
 """`tidetower display`: serves the table page, which talks to the broker over WebSockets.
 
-The page (display.html, display.js, attention.js, teach.js, mqttws.js, display.css) can
+The page (display.html, display.js, attention.js, teach.js, learn.js, mqttws.js, display.css) can
 also be opened from a file with `?ws=ws://HOST:PORT/mqtt&table=NAME`; `--export DIR` writes
 it out for that.
 """
@@ -26,6 +26,7 @@ FILES = {
     "display.js": "text/javascript",
     "attention.js": "text/javascript",
     "teach.js": "text/javascript",
+    "learn.js": "text/javascript",
     "mqttws.js": "text/javascript",
     "display.css": "text/css",
 }

@@ -196,6 +196,22 @@ class TeachPayload(_Wire):
     message: str = ""
 
 
+LearnState = Literal["idle", "learning", "adopted", "kept", "failed"]
+
+
+class LearnPayload(_Wire):
+    """Retained `learn`: the corrections the tower keeps, and what learning from them did
+    (dice right among those set aside, before and after; adopted, or the old profile kept)."""
+
+    corrections: int = Field(ge=0)
+    state: LearnState = "idle"
+    taught: int | None = None
+    checked: int | None = None
+    before: float | None = None
+    after: float | None = None
+    message: str = ""
+
+
 class CommandError(BaseModel):
     """Why a command was refused: the field at fault (if one is) and a message."""
 
@@ -314,6 +330,10 @@ class TeachCommand(_Command):
     value: StrictInt | None = Field(ge=0, le=100)
 
 
+class LearnCommand(_Command):
+    """Learn from the corrections the GM has made: taught, checked, adopted only if no worse."""
+
+
 COMMAND_TYPES: dict[str, type[_Command]] = {
     "declare": DeclareCommand,
     "tide": TideCommand,
@@ -323,6 +343,7 @@ COMMAND_TYPES: dict[str, type[_Command]] = {
     "undo": UndoCommand,
     "reread": RereadCommand,
     "rethrow": RethrowCommand,
+    "learn": LearnCommand,
     "teach": TeachCommand,
 }
 

@@ -23,12 +23,18 @@ from tidetower.engine.rules import RollContext, RollRecord
 from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
 from tidetower.mqtt.client import BrokerClient, Message, Will
-from tidetower.mqtt.commands import CommandDesk, Detail, TowerControls
+from tidetower.mqtt.commands import CommandDesk, Detail, LearnControl, TowerControls
 from tidetower.mqtt.ha import discovery_messages
-from tidetower.mqtt.payloads import CommandError, CommandResult, Phase, TowerPayload
+from tidetower.mqtt.payloads import (
+    CommandError,
+    CommandResult,
+    LearnPayload,
+    Phase,
+    TowerPayload,
+)
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
-from tidetower.mqtt.tower import LoopView, attention_body, tower_payload
+from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload
 from tidetower.mqtt.views import Reading, roll_event, seen_event, session_payload, tide_payload
 
 log = logging.getLogger(__name__)
@@ -41,7 +47,11 @@ class TablePublisher:
     """Publishes one table (status, tide, session, roll) and runs its commands."""
 
     def __init__(
-        self, table: Table, settings: MqttSettings, controls: TowerControls | None = None
+        self,
+        table: Table,
+        settings: MqttSettings,
+        controls: TowerControls | None = None,
+        learner: LearnControl | None = None,
     ) -> None:
         self.table = table
         self.settings = settings
@@ -52,8 +62,14 @@ class TablePublisher:
             settings, client_id, persistent=True, will=Will(self.topics.status, "offline")
         )
         self.desk = CommandDesk(
-            table, controls, self.lock, settings.max_command_bytes, record=self._record_from_command
+            table,
+            controls,
+            self.lock,
+            settings.max_command_bytes,
+            record=self._record_from_command,
+            learner=learner,
         )
+        self._learn: LearnPayload | None = None  # the latest learning state, if any
         self._readings: dict[str, Reading] = {}
         # outbox seq -> (attempt, messages not yet acknowledged); an ack of an earlier
         # attempt (re-sent by paho after a reconnect) must not count for a later one
@@ -141,6 +157,22 @@ class TablePublisher:
 
         loop.on_state.append(changed)
         changed(loop.state)
+
+    def follow_learning(self, learner: LearnView) -> None:
+        """Publish the corrections kept and the learning state now and on every change."""
+        learner.on_status.append(lambda status: self.learn_state(status.to_dict()))
+        self.learn_state(learner.status.to_dict())
+
+    def learn_state(self, body: Mapping[str, Any]) -> None:
+        """Publish (retained `learn`) the corrections kept and what learning from them did."""
+        try:
+            payload = LearnPayload.model_validate(body)
+        except ValidationError:  # a bug in the caller: say so, and keep the tower running
+            log.exception("learning state %r cannot be published", body)
+            return
+        with self._ilock:
+            self._learn = payload
+        self._send(self.topics.learn, payload, retain=True)
 
     def wait_delivered(self, timeout: float) -> bool:
         """True once every outbox event has been acknowledged by the broker."""
@@ -257,6 +289,10 @@ class TablePublisher:
         self._send(self.topics.tide, tide_payload(dump(state.bar())), retain=True)
         self._send(self.topics.session, session_payload(state, self._readings), retain=True)
         self._publish_tower(only_if_due=False)
+        with self._ilock:
+            learn = self._learn
+        if learn is not None:
+            self._send(self.topics.learn, learn, retain=True)
         if self.settings.ha_discovery:
             self._publish_discovery()
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from tidetower.engine.table import Table
 from tidetower.mqtt.broker import EmbeddedBroker
-from tidetower.mqtt.commands import TowerControls
+from tidetower.mqtt.commands import LearnControl, TowerControls
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
 
@@ -21,6 +21,7 @@ def table_link(
     settings: MqttSettings,
     controls: TowerControls | None = None,
     flush_seconds: float = 2.0,
+    learner: LearnControl | None = None,
 ) -> Iterator[TablePublisher]:
     """Publish `table` (starting an embedded broker if none is configured) until exit."""
     broker = EmbeddedBroker(settings).start() if settings.embedded else None
@@ -31,7 +32,7 @@ def table_link(
             settings.port,
             settings.ws_port,
         )
-    publisher = TablePublisher(table, settings, controls).start()
+    publisher = TablePublisher(table, settings, controls, learner).start()
     try:
         yield publisher
     finally:

@@ -39,6 +39,10 @@ class Topics:
         return f"{self.base}/teach"
 
     @property
+    def learn(self) -> str:
+        return f"{self.base}/learn"
+
+    @property
     def roll(self) -> str:
         return f"{self.base}/roll"
 

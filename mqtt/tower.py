@@ -71,6 +71,21 @@ class LoopView(Protocol):
     def on_state(self) -> list[Callable[[Any], None]]: ...
 
 
+class LearnStatusView(Protocol):
+    """Where learning from corrections stands (firmware's `LearnStatus`)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class LearnView(Protocol):
+    """Learning from the GM's corrections as the publisher follows it (firmware's `Learner`)."""
+
+    @property
+    def status(self) -> LearnStatusView: ...
+    @property
+    def on_status(self) -> list[Callable[[Any], None]]: ...
+
+
 def _box(box: Sequence[float]) -> list[float]:
     return [round(float(v), 5) for v in box]
 

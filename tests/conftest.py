@@ -1,3 +1,4 @@
-"""Shared fixtures: the MQTT tests' real brokers live in tests/mqtt_fixtures.py."""
+"""Shared fixtures: real brokers in tests/mqtt_fixtures.py, real Chromium in
+tests/browser_fixtures.py."""
 
-pytest_plugins = ("mqtt_fixtures",)
+pytest_plugins = ("mqtt_fixtures", "browser_fixtures")

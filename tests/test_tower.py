@@ -19,7 +19,13 @@ from tidetower.engine.rules import RuleError
 from tidetower.engine.table import Table
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices, TowerState
-from tidetower.firmware.learn import learn_from_corrections, previous_of, rollback
+from tidetower.firmware.learn import (
+    Learner,
+    LearnStatus,
+    learn_from_corrections,
+    previous_of,
+    rollback,
+)
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.tower import SIM_PINS, Tower, sim_config
 from tidetower.vision.numerals.profile import load_profile
@@ -446,3 +452,30 @@ def test_learning_from_corrections_is_checked_adopted_and_rolled_back(tmp_path: 
     assert load_profile(previous_of(profile)).taught()  # the learned one, to redo
     with pytest.raises(TeachError, match="at least 5"):
         learn_from_corrections(Corrections(tmp_path / "none"), profile, ReaderSettings())
+
+
+def test_a_profile_that_reads_worse_is_refused_and_the_old_one_stays(tmp_path: Path) -> None:
+    look = NumeralLook(body=(60, 150, 40), ink=(20, 20, 20))
+    spec = TraySpec(size=(640, 480), side=(0.055, 0.07), floors=("dark",), look=look)
+    tray = render_tray(6_300_000, spec, dice=("d20",))
+    (die,) = tray.dice
+    assert [d.value for d in read_dice(tray.image).dice] == [die.value]  # read right today
+    corrections = Corrections(tmp_path / "corrections")
+    for n in range(5):  # the GM typed the wrong face four times; the fifth, set aside, is right
+        value = die.value if n == 4 else die.value % 20 + 1
+        final = Reading((DieRead("d20", value, die.box, 1.0),))
+        corrections.keep_correction(f"r-{n}", tray.image, Reading(), final)
+    adopted: list[Path] = []
+    learner = Learner(corrections, tmp_path / "dice", ReaderSettings, adopted.append)
+    seen: list[LearnStatus] = []
+    learner.on_status.append(seen.append)
+    assert learner.learn() == 5
+    with pytest.raises(ValueError, match="learning already"):
+        learner.learn()
+    assert learner.wait(WAIT)
+    done = learner.status.learned
+    assert learner.status.state == "kept" and done is not None and not done.adopted
+    assert (done.before, done.after) == (1.0, 0.0)
+    assert adopted == [] and not (tmp_path / "dice").exists()  # nothing written
+    assert [s.state for s in seen] == ["learning", "kept"]
+    assert learner.status.to_dict()["after"] == 0.0

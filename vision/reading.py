@@ -11,7 +11,7 @@ Box = tuple[float, float, float, float]
 
 def _rounded(box: Box) -> list[float]:
     """Round a box for JSON so output stays short and stable."""
-    return [round(v, 5) for v in box]
+    return [round(float(v), 5) for v in box]
 
 
 @dataclass(frozen=True)

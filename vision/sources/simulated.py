@@ -12,6 +12,7 @@ import numpy as np
 
 from tidetower.vision.sources.base import FrameSource, FrameSourceError
 from tidetower.vision.synth import SynthDie, TraySpec, render_tray
+from tidetower.vision.synth.numerals import NumeralLook
 
 SKIN = (120, 160, 215)  # BGR
 
@@ -26,6 +27,8 @@ class SimSettings:
     fall_frames: int = 6
     hand_frames: int = 4
     noise: float = 2.0
+    look: NumeralLook | None = None
+    """One make for every numeral die thrown (a table's own set), instead of one per throw."""
 
 
 class SimulatedSource(FrameSource):
@@ -49,7 +52,9 @@ class SimulatedSource(FrameSource):
         self.failing: str | None = None  # set to make read() fail, as a broken camera would
 
     def _spec(self, count: tuple[int, int]) -> TraySpec:
-        return TraySpec(size=self.settings.size, count=count, blur=0.0, noise=0.0)
+        return TraySpec(
+            size=self.settings.size, count=count, blur=0.0, noise=0.0, look=self.settings.look
+        )
 
     def clock(self) -> float:
         """Simulated seconds: frames seen divided by the frame rate."""
