@@ -9,14 +9,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
-from tidetower.vision.reading import Reading
+from tidetower.engine.store import OutboxEvent
+from tidetower.vision.reading import DieRead, Reading
 
 LABELS = "labels.json"
 log = logging.getLogger(__name__)
@@ -88,3 +91,95 @@ class Corrections:
         part = self.labels_path.with_suffix(".part")
         part.write_text(json.dumps(labels, indent=1), encoding="utf-8")
         os.replace(part, self.labels_path)
+
+
+def by_hand(read: Reading, dice: Sequence[tuple[str, int]]) -> Reading | None:
+    """Return the faces entered by hand laid on the camera's boxes, or None where which box
+    is which is not plain: other dice than the camera saw, or two faces of a kind changed."""
+    out: list[DieRead] = []
+    for kind in sorted({d.die for d in read.dice} | {k for k, _ in dice}):
+        seen = [d for d in read.dice if d.die == kind]
+        typed = [0 if (k, v) == ("d10", 10) else v for k, v in dice if k == kind]
+        if kind in ("d10-tens", "d100") or len(seen) != len(typed):
+            return None
+        changed = []
+        for die in seen:
+            if die.value in typed:
+                typed.remove(die.value)
+                out.append(replace(die, confidence=1.0))
+            else:
+                changed.append(die)
+        if len(changed) > 1:
+            return None
+        out += [replace(die, value=typed[0], confidence=1.0) for die in changed]
+    return Reading(tuple(out))
+
+
+Seen = tuple[str, np.ndarray, Reading]
+"""A roll the camera read: its id, the frame and the reading."""
+
+
+class CorrectionWatch:
+    """Keeps what the GM corrects after a roll counted: a re-read that changed it, or an undo
+    followed by the throw entered by hand (the GM finishing a reading is the loop's own)."""
+
+    def __init__(self, corrections: Corrections, rereading: Callable[[], bool]) -> None:
+        self.corrections = corrections
+        self._rereading = rereading
+        self._lock = threading.Lock()
+        self._last: Seen | None = None
+        self._undone: Seen | None = None
+        self._by_reread = False
+
+    def camera_roll(self, roll_id: str, frame: np.ndarray | None, reading: Reading) -> None:
+        """Note a roll the camera read; one replacing an undone roll by a re-read is kept."""
+        with self._lock:
+            undone, by_reread = self._undone, self._by_reread
+            self._undone, self._last = (
+                None,
+                (roll_id, frame, reading) if frame is not None else None,
+            )
+        if undone is not None and by_reread and _faces(undone[2]) != _faces(reading):
+            self._keep(roll_id, undone[1], undone[2], reading)
+
+    def table_event(self, event: OutboxEvent) -> None:
+        """Follow the table: an undo of the camera's last roll, then a throw entered by hand."""
+        record = event.body.get("record") if isinstance(event.body, dict) else None
+        if event.kind not in ("undo", "roll") or not isinstance(record, dict):
+            return
+        with self._lock:
+            if event.kind == "undo":
+                last = self._last
+                if last is not None and record.get("id") == last[0]:
+                    self._undone, self._by_reread = last, self._rereading()
+                return
+            if "reading" in event.body:
+                return  # the camera's: `camera_roll` follows
+            undone, self._undone = self._undone, None
+        if undone is not None:
+            self._keep_typed(str(record.get("id")), undone, _typed(record))
+
+    def _keep_typed(self, roll_id: str, undone: Seen, typed: list[tuple[str, int]]) -> None:
+        final = by_hand(undone[2], typed)
+        if final is None:
+            log.info("corrections: %s entered by hand does not say which die is which", roll_id)
+        elif _faces(final) != _faces(undone[2]):
+            self._keep(roll_id, undone[1], undone[2], final)
+
+    def _keep(self, roll_id: str, frame: np.ndarray, read: Reading, final: Reading) -> None:
+        try:
+            self.corrections.keep_correction(roll_id, frame, read, final)
+        except OSError as error:
+            log.warning("could not keep the GM's correction: %s", error)
+
+
+def _faces(reading: Reading) -> list[tuple[str, int]]:
+    """Return a reading's dice as sorted (kind, value) pairs."""
+    return sorted((d.die, d.value) for d in reading.dice)
+
+
+def _typed(record: dict[str, Any]) -> list[tuple[str, int]]:
+    """Return the dice of a recorded roll (its JSON form) as (kind, face) pairs."""
+    roll = record.get("roll")
+    dice = roll.get("dice", []) if isinstance(roll, dict) else []
+    return [(str(d["kind"]), int(d["face"])) for d in dice if isinstance(d, dict)]

@@ -108,6 +108,11 @@ class ReadLoop:
         self.devices.on_press("side_b", lambda: self.post(lambda: self._side("b")))
         self.devices.on_press("link", lambda: self.post(self._toggle_link))
 
+    @property
+    def frame(self) -> np.ndarray | None:
+        """The latest frame the loop looked at (the settled tray, just after a read)."""
+        return self._frame
+
     # -- commands from buttons, the CLI and MQTT, run on the loop's own thread --------------
 
     def post(self, command: Callable[[], None]) -> None:

@@ -11,8 +11,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from tidetower.engine.table import Table
 from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
-from tidetower.firmware.corrections import Corrections
-from tidetower.firmware.devices import TowerDevices
+from tidetower.firmware.corrections import Corrections, CorrectionWatch
+from tidetower.firmware.devices import TowerDevices, TowerState
 from tidetower.firmware.learn import Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.sim import BEAM_PIN, SimulatedTable
@@ -156,7 +156,8 @@ class Tower:
         )
         background = self.calibration.background if self.calibration else None
         table = self.config.table
-        return ReadLoop(
+        corrections = Corrections(table.corrections, table.corrections_keep)
+        loop = ReadLoop(
             self.camera,
             self.table,
             self.read,
@@ -164,8 +165,14 @@ class Tower:
             SettleWatch(empty_tray=background),
             timing,
             Snapshots(table.snapshots, table.snapshots_keep),
-            corrections=Corrections(table.corrections, table.corrections_keep),
+            corrections=corrections,
         )
+        watch = CorrectionWatch(corrections, lambda: loop.state is TowerState.READING)
+        loop.on_roll.append(
+            lambda record, reading: watch.camera_roll(record.id, loop.frame, reading)
+        )
+        self.table.listeners.append(watch.table_event)
+        return loop
 
     def init_learner(self) -> Learner | None:
         """Learning from the GM's corrections, into the reader's profile, when asked."""

@@ -165,6 +165,7 @@ topic write tidetower/+/session
 topic write tidetower/+/roll
 topic write tidetower/+/tower
 topic write tidetower/+/teach
+topic write tidetower/+/learn
 topic write tidetower/+/cmd/result
 topic read tidetower/+/cmd/+
 # GM tablets read everything and send commands.

@@ -14,10 +14,10 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from mqtt_fixtures import WAIT
 
-from tidetower.engine.dice import DieError
+from tidetower.engine.dice import Die, DieError, DieKind, Roll
 from tidetower.engine.rules import RuleError
 from tidetower.engine.table import Table
-from tidetower.firmware.corrections import Corrections
+from tidetower.firmware.corrections import Corrections, by_hand
 from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices, TowerState
 from tidetower.firmware.learn import (
     Learner,
@@ -479,3 +479,77 @@ def test_a_profile_that_reads_worse_is_refused_and_the_old_one_stays(tmp_path: P
     assert adopted == [] and not (tmp_path / "dice").exists()  # nothing written
     assert [s.state for s in seen] == ["learning", "kept"]
     assert learner.status.to_dict()["after"] == 0.0
+
+
+def _camera_roll(tower: Tower) -> None:
+    """Throw three pip d6 and run the loop until the roll counts."""
+    tower.camera.throw(3)
+    for _ in range(60):
+        if tower.loop.step() is TowerState.RESULT:
+            return
+    raise AssertionError(f"no result: the tower is {tower.loop.state}")
+
+
+def _wrong_first(tower: Tower) -> None:
+    """Have the loop's reader misread die 0 of the next tray once, as a real reader can."""
+    honest = tower.loop.reader
+    calls = iter(range(1_000))
+
+    def reader(frame: np.ndarray) -> Reading:
+        reading = honest(frame)
+        if next(calls) or not reading.dice:
+            return reading
+        wrong = replace(reading.dice[0], value=reading.dice[0].value % 6 + 1)
+        return replace(reading, dice=(wrong, *reading.dice[1:]))
+
+    tower.loop.reader = reader
+
+
+def _labelled(tower: Tower, roll_id: str) -> list[tuple[str, int]]:
+    """Return the dice a kept correction is labelled with."""
+    assert tower.loop.corrections is not None
+    return sorted(
+        (kind, value)
+        for kind, value, _ in parse_labels(tower.loop.corrections.labels(), f"{roll_id}.png")
+    )
+
+
+def test_a_reread_that_changes_the_roll_is_kept_as_a_correction(tmp_path: Path) -> None:
+    with Tower(sim_config(tmp_path / "s.db"), sim_seed=41) as tower:
+        _wrong_first(tower)
+        _camera_roll(tower)
+        misread = tower.table.state.history[-1]
+        tower.loop.reread()  # the GM sees a wrong face and has the tray read again
+        tower.loop.step()
+        (record,) = tower.table.state.history  # the re-read replaced the misread roll
+        assert record.id != misread.id and record.roll.dice != misread.roll.dice
+        assert tower.loop.corrections is not None
+        assert list(tower.loop.corrections.labels()) == [f"{record.id}.png"]
+        assert _labelled(tower, record.id) == sorted(("d6", d.face) for d in record.roll.dice)
+
+
+def test_an_undo_then_the_throw_typed_in_is_kept_with_the_cameras_boxes(tmp_path: Path) -> None:
+    with Tower(sim_config(tmp_path / "s.db"), sim_seed=42) as tower:
+        _wrong_first(tower)
+        _camera_roll(tower)
+        truth = sorted(("d6", d.value) for d in tower.camera.dice)
+        tower.table.undo()  # cmd/undo, then cmd/roll with the faces the GM sees
+        typed = tower.table.record(Roll(tuple(Die(DieKind.D6, v) for _, v in truth)))
+        assert _labelled(tower, typed.id) == truth
+        assert tower.loop.corrections is not None
+        (label,) = tower.loop.corrections.labels().values()
+        assert all(len(d["box"]) == 4 for d in label["dice"])  # on the camera's boxes
+        tower.table.undo()  # an undo, and the same faces typed again: nothing new to learn
+        tower.table.record(Roll(tuple(Die(DieKind.D6, v) for _, v in truth)))
+        assert len(tower.loop.corrections) == 1
+
+
+def test_typed_faces_go_on_the_cameras_boxes_only_where_that_is_plain() -> None:
+    box = (0.1, 0.1, 0.2, 0.2)
+    read = Reading(tuple(DieRead("d6", v, box, 0.9) for v in (2, 5, 5)))
+    one = by_hand(read, [("d6", 5), ("d6", 2), ("d6", 6)])
+    assert one is not None and sorted(d.value for d in one.dice) == [2, 5, 6]
+    assert by_hand(read, [("d6", 1), ("d6", 2), ("d6", 6)]) is None  # two changed: which?
+    assert by_hand(read, [("d6", 5), ("d6", 2)]) is None  # a die fewer than the camera saw
+    d10 = by_hand(Reading((DieRead("d10", 3, box, 0.9),)), [("d10", 10)])
+    assert d10 is not None and d10.dice[0].value == 0  # the rules' 10 is the die's 0

@@ -178,7 +178,7 @@ def _stray_ink(ink: np.ndarray, pipped: np.ndarray, frame: Frame, n: int) -> boo
     face = (np.abs(on_face).max(axis=1) <= FACE_REACH).reshape(CROP, CROP)
     explained = cv2.dilate(pipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     stray = int(np.count_nonzero(ink & face & ~explained))
-    return stray > STRAY_SHARE * np.count_nonzero(pipped) / n
+    return bool(stray > STRAY_SHARE * np.count_nonzero(pipped) / n)
 
 
 def _is_empty(distance: np.ndarray, at: np.ndarray, spacing: float) -> bool:
