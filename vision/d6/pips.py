@@ -90,21 +90,24 @@ def count_pips(work: np.ndarray, c: Candidate) -> PipCount:
     return PipCount(None, f"{n} marks, not in a {n}'s layout")
 
 
+_PIXELS = np.dstack(np.mgrid[:CROP, :CROP][::-1]).reshape(-1, 2).astype(np.float64)
+"""Every pixel of the cut as (x, y)."""
+_FROM_CENTRE = np.hypot(*(_PIXELS - CROP / 2).T).reshape(CROP, CROP)
+_RING = (_FROM_CENTRE > 0.12 * CROP) & (_FROM_CENTRE < 0.25 * CROP)
+"""Between the pips of most faces: where the body colour is taken."""
+_ON_DIE = _FROM_CENTRE < REACH_PIPS * CROP / REACH
+
+
 def _body_colour(lab: np.ndarray) -> np.ndarray:
     """Return the median colour of a ring around the centre: the body, between the pips."""
-    yy, xx = np.mgrid[:CROP, :CROP]
-    r2 = (xx - CROP / 2) ** 2 + (yy - CROP / 2) ** 2
-    ring = (r2 > (0.12 * CROP) ** 2) & (r2 < (0.25 * CROP) ** 2)
-    return np.asarray(np.median(lab[ring], axis=0))
+    return np.asarray(np.median(lab[_RING], axis=0))
 
 
 def pip_marks(marked: np.ndarray, die_px: float, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return the centres (N, 2) of the round, pip-sized marks on the die's top face, and a
     mask of their pixels."""
-    yy, xx = np.mgrid[:CROP, :CROP]
-    on_die = (xx - CROP / 2) ** 2 + (yy - CROP / 2) ** 2 < (REACH_PIPS * die_px) ** 2
     count, parts, stats, centres = cv2.connectedComponentsWithStats(
-        (marked & on_die).astype(np.uint8), connectivity=8
+        (marked & _ON_DIE).astype(np.uint8), connectivity=8
     )
     small, big = 0.005 * die_px**2, 0.07 * die_px**2
     keep = []
@@ -173,8 +176,7 @@ def _stray_ink(ink: np.ndarray, pipped: np.ndarray, frame: Frame, n: int) -> boo
     """Return whether the face holds marks the pips do not explain: pips the count missed,
     seen only in part, or run together."""
     centre, turn, spacing = frame
-    yy, xx = np.mgrid[:CROP, :CROP]
-    on_face = (np.dstack([xx, yy]).reshape(-1, 2) - centre) @ turn / spacing
+    on_face = (_PIXELS - centre) @ turn / spacing
     face = (np.abs(on_face).max(axis=1) <= FACE_REACH).reshape(CROP, CROP)
     explained = cv2.dilate(pipped.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     stray = int(np.count_nonzero(ink & face & ~explained))
