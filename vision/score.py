@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tidetower.vision.reading import Box, Reading
+from tidetower.vision.reading import Box, DieRead, Reading
 
 TEST_SHARE = 3
 """A photo is in the test split when sha256(file name) % 10 is below this (about 30 %)."""
@@ -190,6 +190,20 @@ def score(reading: Reading, labels: tuple[Label, ...]) -> ImageScore:
         kinds += item.die == labels[hit].die
         unreadable += 1
     return ImageScore(len(labels), right, wrong, unreadable, len(free), fp, spurious, kinds)
+
+
+def read_outcomes(reading: Reading, labels: tuple[Label, ...]) -> list[tuple[DieRead, bool]]:
+    """Return each die read, surest first, with whether it was right: matched to labels as
+    score() matches them, a read that matches no label (a false positive) being wrong."""
+    free = list(range(len(labels)))
+    out = []
+    for die in sorted(reading.dice, key=lambda d: -d.confidence):
+        hit = best_match(die.box, labels, free)
+        if hit is not None:
+            free.remove(hit)
+        label = None if hit is None else labels[hit]
+        out.append((die, label is not None and (die.die, die.value) == (label.die, label.value)))
+    return out
 
 
 @dataclass

@@ -63,7 +63,10 @@ def throw_light(rng: np.random.Generator) -> Light:
 
 
 def other_floor(rng: np.random.Generator, w: int, h: int, kind: str) -> np.ndarray:
-    """Return a float BGR tray floor: dark felt, coloured felt or wood, lit unevenly."""
+    """Return a float BGR tray floor: dark felt, coloured felt or wood (or one of PATTERNED),
+    lit unevenly."""
+    if kind in PATTERNED:
+        return patterned_floor(rng, w, h, kind)
     if kind == "dark":
         base = rng.uniform(5, 45) * rng.uniform(0.8, 1.2, 3)
     elif kind == "felt":
@@ -88,3 +91,68 @@ def _uneven(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     turn, strength = rng.uniform(0, 2 * np.pi), rng.uniform(0, 0.5)
     light = 1.0 - (ys[:, None] * np.sin(turn) + xs[None, :] * np.cos(turn)) * strength
     return np.asarray(light, np.float32)
+
+
+PATTERNED = ("cloth", "printed")
+"""Floors no default spec draws: woven cloth with folds, and a printed play mat."""
+
+
+def patterned_floor(rng: np.random.Generator, w: int, h: int, kind: str) -> np.ndarray:
+    """Return a float BGR floor of woven, creased cloth or a printed mat, lit unevenly."""
+    if kind == "cloth":
+        base = np.array(_plastic(rng), np.float32) * np.float32(rng.uniform(0.4, 0.85))
+        floor = base[None, None, :] * _folds(rng, w, h)[..., None]
+        floor = floor + _weave(rng, w, h)[..., None] * np.float32(rng.uniform(8, 20))
+    else:
+        floor = _printed(rng, w, h)
+    floor = floor * _uneven(rng, w, h)[..., None]
+    return np.asarray(np.clip(floor, 0, 255), np.float32)
+
+
+def _weave(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """Return a plain weave's shading, -0.5..0.5: threads a few pixels wide, at any angle."""
+    period, turn = rng.uniform(3, 7), rng.uniform(0, np.pi)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    u = (xs * np.cos(turn) + ys * np.sin(turn)) / period
+    v = (ys * np.cos(turn) - xs * np.sin(turn)) / period
+    over = (np.floor(u) + np.floor(v)) % 2 == 0
+    thread = np.where(over, np.sin(np.pi * (u % 1)), np.sin(np.pi * (v % 1)))
+    return np.asarray(thread - 0.5, np.float32)
+
+
+def _folds(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """Return the soft light and dark of a cloth's folds, about 0.75..1.15."""
+    coarse = rng.uniform(-1, 1, (4, 4)).astype(np.float32)
+    folds = np.asarray(cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC), np.float32)
+    return np.asarray(0.95 + 0.2 * np.clip(folds, -1, 1), np.float32)
+
+
+def _printed(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """Return a printed play mat: a pale ground, a square or hex grid, and scattered marks."""
+    ground = np.array(_plastic(rng), np.float32) * 0.3 + np.float32(rng.uniform(120, 170))
+    mat = np.ascontiguousarray(np.broadcast_to(ground, (h, w, 3)), np.float32)
+    ink = tuple(float(v) for v in rng.uniform(10, 90, 3))
+    cell = float(rng.uniform(30, 80))
+    for line in _grid(rng, w, h, cell):
+        cv2.polylines(mat, [line], False, ink, int(rng.integers(1, 3)), cv2.LINE_AA)
+    for _ in range(int(rng.integers(10, 40))):
+        colour = tuple(float(v) for v in rng.uniform(0, 255, 3))
+        at = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        cv2.circle(mat, at, int(rng.integers(2, 25)), colour, -1, cv2.LINE_AA)
+    return mat
+
+
+def _grid(rng: np.random.Generator, w: int, h: int, cell: float) -> list[np.ndarray]:
+    """Return a grid's lines as point lists: squares, or the zigzags of a hex grid."""
+    lines: list[np.ndarray] = []
+    if rng.random() < 0.5:
+        lines += [np.array([[0, y], [w, y]]) for y in np.arange(0, h, cell)]
+        lines += [np.array([[x, 0], [x, h]]) for x in np.arange(0, w, cell)]
+        return [np.round(line).astype(np.int32) for line in lines]
+    xs = np.arange(-cell, w + cell, cell * 0.866)
+    for k, y in enumerate(np.arange(-cell, h + cell, cell * 1.5)):
+        low = np.arange(len(xs)) % 2 == k % 2
+        ys = y + np.where(low, cell / 2, 0.0)
+        lines.append(np.stack([xs, ys], axis=1))
+        lines += [np.array([[x, v], [x, v + cell]]) for x, v in zip(xs[low], ys[low], strict=True)]
+    return [np.round(line).astype(np.int32) for line in lines]

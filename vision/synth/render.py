@@ -40,7 +40,8 @@ class TraySpec:
     numeral_d6: float = 0.0
     """Share of d6 that carry numerals instead of pips."""
     floors: tuple[str, ...] = ("grey",)
-    """Tray floors drawn from: grey, dark (black felt), felt (any colour), wood."""
+    """Tray floors drawn from: grey, dark (black felt), felt (any colour), wood; and, drawn
+    by no default, cloth (woven, creased) and printed (a play mat)."""
     look: NumeralLook | None = None
     """One make for every numeral die (a table's own set), instead of a random one each."""
     translucent: float = 0.3
@@ -48,6 +49,9 @@ class TraySpec:
     logo: float = 0.3
     blur: float = 0.8
     noise: float = 4.0
+    dice_colour: tuple[Colour, Colour] | None = None
+    """Body and pip colour (BGR) of every pip d6, instead of a random pair each (the random
+    pair is still drawn, so the rest of the tray is the one the seed gives without this)."""
 
 
 EVERY_KIND = TraySpec(
@@ -203,6 +207,8 @@ def _body(
     _fill(shadow[..., None], local + lean + side * 0.06, 0.45)
     view *= 1.0 - cv2.GaussianBlur(shadow, (0, 0), side * 0.08)[..., None]
     body, ink = _die_colour(rng)
+    if spec.dice_colour is not None:
+        body, ink = spec.dice_colour
     paint = _paint_body(rng, view, np.array(body, np.float32), spec)
     mask = np.zeros((*view.shape[:2], 1), np.float32)
     _fill(mask, cv2.convexHull(np.concatenate([local, local + lean])).reshape(-1, 2), 1.0)
