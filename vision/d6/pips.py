@@ -90,7 +90,8 @@ def count_pips(work: np.ndarray, c: Candidate) -> PipCount:
     return PipCount(None, f"{n} marks, not in a {n}'s layout")
 
 
-_PIXELS = np.dstack(np.mgrid[:CROP, :CROP][::-1]).reshape(-1, 2).astype(np.float64)
+_YY, _XX = np.mgrid[:CROP, :CROP]
+_PIXELS = np.stack([_XX.ravel(), _YY.ravel()], axis=1).astype(np.float64)
 """Every pixel of the cut as (x, y)."""
 _FROM_CENTRE = np.hypot(*(_PIXELS - CROP / 2).T).reshape(CROP, CROP)
 _RING = (_FROM_CENTRE > 0.12 * CROP) & (_FROM_CENTRE < 0.25 * CROP)
