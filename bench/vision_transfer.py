@@ -47,6 +47,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from vision_d6 import overrides
 
 from tidetower.vision.colours import COLOURS
 from tidetower.vision.d6 import nets
@@ -479,6 +480,7 @@ def parse() -> argparse.Namespace:
         "--teach-domain", action="append", help="a domain's name, e.g. cold (default: hardest)"
     )
     parser.add_argument("--teach-read", type=int, default=100, help="photos read after")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     return parser.parse_args()
 
 
@@ -510,7 +512,7 @@ def main() -> None:
     args = parse()
     start = time.perf_counter()
     cv2.setNumThreads(1)
-    settings = ReaderSettings()
+    settings = overrides(args.set)
     read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
     results = synthetic_part(args, settings)
     hardest(results)
