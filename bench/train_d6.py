@@ -2,7 +2,7 @@
 
 Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout FOLD]
        [--out DIR] [--threads N] [--find-size N] [--paste SHARE] [--synth N] [--float]
-       [--kinds d6|all]
+       [--kinds d6|all|varied]
 Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the face
 readers d6_faces_1.onnx, d6_faces_2.onnx (the first look's pair) and d6_faces_3.onnx (asked
 too for unsure dice), or into --out DIR; the face readers are made int8 on the photos they
@@ -21,6 +21,10 @@ was run #9's experiment, not adopted.
 --aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) and
 --faint 0.3 (a third of face crops at 0.5-0.75 contrast) were tried on 2026-11-29 and not
 adopted: see docs/BENCHMARKS.md.
+--kinds varied draws domain-randomised pip d6 trays (VARIED_MIX): grey, dark, felt, wood
+and woven cloth floors, half the dice near-neutral (white, ivory, grey, black) so that a
+body barely unlike a pale floor is seen, and a sixth of the trays with dice 75-200 px
+across; printed mats, camera shake and colour casts stay out, as unseen domains.
 """
 
 from __future__ import annotations
@@ -82,13 +86,19 @@ ALL_KINDS = TraySpec(
     floors=("grey", "grey", "dark", "felt", "wood"),
 )
 """`--kinds all`: synthetic trays of every kind on every floor, for a finder of every die."""
+VARIED = TraySpec(floors=("grey", "grey", "dark", "felt", "wood", "cloth"), neutral_bodies=0.5)
+"""`--kinds varied`: pip d6 on every floor but printed mats, half with near-neutral bodies."""
+VARIED_MIX = (*(VARIED,) * 5, replace(VARIED, side=(0.12, 0.32), count=(1, 5), heaped=0.0))
+"""The specs `--kinds varied` cycles through by seed: one tray in six has big dice."""
+KINDS = {"d6": (TraySpec(),), "all": (ALL_KINDS,), "varied": VARIED_MIX}
+"""The synthetic tray specs of each `--kinds` choice, cycled through by seed."""
 
 
-def synth_photos(count: int, seed: int, spec: TraySpec | None = None) -> list[Photo]:
-    """Render synthetic trays in the same form as dev photos."""
+def synth_photos(count: int, seed: int, specs: tuple[TraySpec, ...] = (TraySpec(),)) -> list[Photo]:
+    """Render synthetic trays in the same form as dev photos, tray k from specs[k % len]."""
     out = []
     for s in range(seed, seed + count):
-        tray = render_tray(s, spec or TraySpec())
+        tray = render_tray(s, specs[(s - seed) % len(specs)])
         h, w = tray.image.shape[:2]
         boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
         out.append(
@@ -404,9 +414,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument(
         "--kinds",
-        choices=["d6", "all"],
+        choices=sorted(KINDS),
         default="d6",
-        help="synthetic trays of pip d6, or of every kind on every floor",
+        help="synthetic trays of pip d6, of every kind on every floor, or varied pip d6",
     )
     parser.add_argument(
         "--float",
@@ -433,10 +443,9 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     real = labelled_photos(args.holdout)
-    spec = ALL_KINDS if args.kinds == "all" else None
     photos = Photos(
         real,
-        synth_photos(args.synth, SYNTH_SEED, spec),
+        synth_photos(args.synth, SYNTH_SEED, KINDS[args.kinds]),
         args.real_share,
         args.paste,
         cut_dice(real),

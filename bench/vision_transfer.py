@@ -1,7 +1,8 @@
 """Measure the shipped d6 reader on towers it has not seen: new floors, lights, cameras, dice.
 
 Usage: python bench/vision_transfer.py [--trays N] [--only GROUP ...] [--no-real]
-       [--teach N] [--teach-domain NAME ...] [--teach-read M]
+       [--teach N] [--teach-domain NAME ...] [--teach-read M] [--models DIR]
+       [--set NAME=VALUE ...]
 
 Out of the box, per domain: each domain pushes one factor of the default synthetic tray
 (`TraySpec()`) to a setting the reader was not built on and leaves the rest at defaults:
@@ -47,7 +48,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from vision_d6 import overrides
+from vision_d6 import overrides, use_models
 
 from tidetower.vision.colours import COLOURS
 from tidetower.vision.d6 import nets
@@ -481,6 +482,9 @@ def parse() -> argparse.Namespace:
     )
     parser.add_argument("--teach-read", type=int, default=100, help="photos read after")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--models", type=Path, default=None, help="read with the .onnx files found in DIR"
+    )
     return parser.parse_args()
 
 
@@ -512,6 +516,8 @@ def main() -> None:
     args = parse()
     start = time.perf_counter()
     cv2.setNumThreads(1)
+    if args.models:
+        use_models(args.models)
     settings = overrides(args.set)
     read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
     results = synthetic_part(args, settings)

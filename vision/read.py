@@ -100,7 +100,7 @@ def read_dice(
 
 WHITE = 190.0
 """The level the brightest pixels are brought up to if below: a dim photo. The d6-tray dev
-photos' brightest lie at 195 to 250 (median 205), so none of them is touched."""
+photos' brightest lie at 195 and up (median 205), so none of them is touched."""
 BRIGHTEST = 99.97
 """The percentile taken as the brightest: about 90 pixels of a 640x480 photo, a few pips."""
 MAX_GAIN = 4.0

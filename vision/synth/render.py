@@ -52,6 +52,9 @@ class TraySpec:
     dice_colour: tuple[Colour, Colour] | None = None
     """Body and pip colour (BGR) of every pip d6, instead of a random pair each (the random
     pair is still drawn, so the rest of the tray is the one the seed gives without this)."""
+    neutral_bodies: float = 0.0
+    """Share of pip d6 whose body is near-neutral (white, ivory, light grey, grey, black);
+    at 0 no extra random number is drawn, so every tray is the one the seed gave before."""
 
 
 EVERY_KIND = TraySpec(
@@ -167,13 +170,39 @@ def _apart(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(area <= 1.0)
 
 
-def _die_colour(rng: np.random.Generator) -> tuple[Colour, Colour]:
-    """Return a body colour and a pip colour that stands out against it."""
+def _die_colour(rng: np.random.Generator, neutral: float = 0.0) -> tuple[Colour, Colour]:
+    """Return a body colour, near-neutral for a `neutral` share, and a pip colour that stands
+    out against it."""
+    if neutral > 0 and rng.random() < neutral:
+        return _inked(rng, _neutral_body(rng))
     body = tuple(int(v) for v in rng.integers(0, 256, 3))
+    return _inked(rng, (body[0], body[1], body[2]))
+
+
+def _inked(rng: np.random.Generator, body: Colour) -> tuple[Colour, Colour]:
+    """Return the body and a pip ink at least 70 luma away from it."""
     luma = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
     inks = [i for i in INKS if abs(0.114 * i[0] + 0.587 * i[1] + 0.299 * i[2] - luma) > 70]
     ink = inks[int(rng.integers(len(inks)))] if inks else INKS[1]
-    return (body[0], body[1], body[2]), ink
+    return body, ink
+
+
+NEUTRALS: tuple[tuple[float, float, Colour], ...] = (
+    (225, 250, (0, 0, 0)),
+    (205, 240, (-22, -6, 0)),
+    (165, 210, (0, 0, 0)),
+    (100, 160, (0, 0, 0)),
+    (12, 55, (0, 0, 0)),
+)
+"""Near-neutral bodies: grey level range and BGR tint of white, ivory, light grey, grey, black."""
+
+
+def _neutral_body(rng: np.random.Generator) -> Colour:
+    """Return a white, ivory, light grey, grey or black body, a little off neutral."""
+    lo, hi, tint = NEUTRALS[int(rng.integers(len(NEUTRALS)))]
+    level = rng.uniform(lo, hi) + np.array(tint) + rng.uniform(-6, 6, 3)
+    b, g, r = (int(v) for v in np.clip(np.round(level), 0, 255))
+    return b, g, r
 
 
 def _fill(layer: np.ndarray, poly: np.ndarray, colour: Colour | float) -> None:
@@ -206,7 +235,7 @@ def _body(
     shadow = np.zeros(view.shape[:2], np.float32)
     _fill(shadow[..., None], local + lean + side * 0.06, 0.45)
     view *= 1.0 - cv2.GaussianBlur(shadow, (0, 0), side * 0.08)[..., None]
-    body, ink = _die_colour(rng)
+    body, ink = _die_colour(rng, spec.neutral_bodies)
     if spec.dice_colour is not None:
         body, ink = spec.dice_colour
     paint = _paint_body(rng, view, np.array(body, np.float32), spec)
