@@ -33,7 +33,7 @@ from tidetower.vision.numerals.nets import MODEL, NUMERAL_KINDS
 from tidetower.vision.numerals.teach import teach
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.reading import Reading
-from tidetower.vision.score import HEADER, Label, Tally, best_match, load_labels, score
+from tidetower.vision.score import HEADER, Label, Tally, is_right, load_labels, match, score
 from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
@@ -116,21 +116,14 @@ def run(
 
 def outcomes(reading: Reading, labels: tuple[Label, ...]) -> list[tuple[Label, str]]:
     """Return what became of each labelled die: right, wrong, unreadable or missed."""
-    free = list(range(len(labels)))
-    out = []
-    for die in sorted(reading.dice, key=lambda d: -d.confidence):
-        hit = best_match(die.box, labels, free)
-        if hit is not None:
-            free.remove(hit)
-            right = (die.die, die.value) == (labels[hit].die, labels[hit].value)
-            out.append((labels[hit], "right" if right else f"wrong ({die.die} {die.value})"))
-    for item in reading.unreadable:
-        hit = best_match(item.box, labels, free)
-        if hit is not None:
-            free.remove(hit)
-            out.append((labels[hit], "unreadable"))
-    out.extend((labels[i], "missed") for i in free)
-    return out
+    m = match(reading, labels)
+    out = [
+        (label, "right" if is_right(die, label) else f"wrong ({die.die} {die.value})")
+        for die, label in m.dice
+        if label is not None
+    ]
+    out += [(label, "unreadable") for _, label in m.unreadable if label is not None]
+    return out + [(label, "missed") for label in m.missed]
 
 
 def report(name: str, tally: Tally, kinds: Counter[str], breakdown: bool) -> None:

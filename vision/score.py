@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tidetower.vision.reading import Box, DieRead, Reading
+from tidetower.vision.reading import Box, DieRead, Reading, Unreadable
 
 TEST_SHARE = 3
 """A photo is in the test split when sha256(file name) % 10 is below this (about 30 %)."""
@@ -166,44 +166,59 @@ def best_match(box: Box, labels: tuple[Label, ...], free: list[int]) -> int | No
     return max(candidates, key=lambda i: iou(box, labels[i].box), default=None)
 
 
+@dataclass(frozen=True)
+class Matched:
+    """Each read and unreadable die of a reading with the label it matched (None: no die
+    there), and the labels nothing matched (missed)."""
+
+    dice: list[tuple[DieRead, Label | None]]
+    unreadable: list[tuple[Unreadable, Label | None]]
+    missed: list[Label]
+
+
+def match(reading: Reading, labels: tuple[Label, ...]) -> Matched:
+    """Match reads to labels one to one, greedily by confidence, then the unreadable dice."""
+    free = list(range(len(labels)))
+
+    def take(box: Box) -> Label | None:
+        hit = best_match(box, labels, free)
+        if hit is None:
+            return None
+        free.remove(hit)
+        return labels[hit]
+
+    dice = [(d, take(d.box)) for d in sorted(reading.dice, key=lambda d: -d.confidence)]
+    unreadable = [(u, take(u.box)) for u in reading.unreadable]
+    return Matched(dice, unreadable, [labels[i] for i in free])
+
+
+def is_right(die: DieRead, label: Label | None) -> bool:
+    """Return whether a read names its label's kind and value."""
+    return label is not None and (die.die, die.value) == (label.die, label.value)
+
+
 def score(reading: Reading, labels: tuple[Label, ...]) -> ImageScore:
     """Match reads to labels one to one, greedily by confidence, and count the outcomes."""
-    free = list(range(len(labels)))
-    right = wrong = fp = kinds = 0
-    for die in sorted(reading.dice, key=lambda d: -d.confidence):
-        hit = best_match(die.box, labels, free)
-        if hit is None:
-            fp += 1
-            continue
-        free.remove(hit)
-        label = labels[hit]
-        kinds += die.die == label.die
-        right += (die.die, die.value) == (label.die, label.value)
-        wrong += (die.die, die.value) != (label.die, label.value)
-    unreadable = spurious = 0
-    for item in reading.unreadable:
-        hit = best_match(item.box, labels, free)
-        if hit is None:
-            spurious += 1
-            continue
-        free.remove(hit)
-        kinds += item.die == labels[hit].die
-        unreadable += 1
-    return ImageScore(len(labels), right, wrong, unreadable, len(free), fp, spurious, kinds)
+    m = match(reading, labels)
+    found = [(d.die, label) for d, label in m.dice if label is not None]
+    asked = [(u.die, label) for u, label in m.unreadable if label is not None]
+    right = sum(is_right(d, label) for d, label in m.dice)
+    return ImageScore(
+        labelled=len(labels),
+        right=right,
+        wrong_value=len(found) - right,
+        unreadable_on_die=len(asked),
+        missed=len(m.missed),
+        false_positives=len(m.dice) - len(found),
+        spurious_unreadable=len(m.unreadable) - len(asked),
+        kind_right=sum(kind == label.die for kind, label in found + asked),
+    )
 
 
 def read_outcomes(reading: Reading, labels: tuple[Label, ...]) -> list[tuple[DieRead, bool]]:
     """Return each die read, surest first, with whether it was right: matched to labels as
     score() matches them, a read that matches no label (a false positive) being wrong."""
-    free = list(range(len(labels)))
-    out = []
-    for die in sorted(reading.dice, key=lambda d: -d.confidence):
-        hit = best_match(die.box, labels, free)
-        if hit is not None:
-            free.remove(hit)
-        label = None if hit is None else labels[hit]
-        out.append((die, label is not None and (die.die, die.value) == (label.die, label.value)))
-    return out
+    return [(d, is_right(d, label)) for d, label in match(reading, labels).dice]
 
 
 @dataclass
