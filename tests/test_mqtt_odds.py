@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 from mqtt_fixtures import WAIT, Listener, Mosquitto, free_port
-from playwright.sync_api import Error, Page, expect, sync_playwright
-from test_mqtt_display import CHROMIUM, FLAGS, PAGE_WAIT_MS
+from playwright.sync_api import Page, expect
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.grades import GRADES
@@ -279,29 +278,15 @@ def test_the_retained_session_carries_d6_pool_odds(mosquitto: Mosquitto, tmp_pat
     assert odds["explosion"] == float(exact.explosion)
 
 
-@pytest.fixture
-def phone(tmp_path: Path) -> Iterator[Page]:
-    """A headless Chromium page the size of a phone; any script error fails the test."""
-    expect.set_options(timeout=PAGE_WAIT_MS)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
-        errors: list[Error] = []
-        page.on("pageerror", lambda error: errors.append(error))
-        yield page
-        browser.close()
-    assert not errors, f"the page's script failed: {errors}"
-
-
 def test_the_page_shows_outcomes_explosions_and_grades(
-    mosquitto: Mosquitto, tmp_path: Path, phone: Page
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
 ) -> None:
     settings = mosquitto.settings()
     table = Table(tmp_path / "s.db", system="d6-pool")
     with TablePublisher(table, settings), DisplayServer(settings, port=free_port()) as server:
-        phone.goto(server.url)
+        page.goto(server.url)
         table.declare(RollContext(actor="Kira", params={"rating": 3, "difficulty": 2}))
-        odds = phone.locator("#odds")
+        odds = page.locator("#odds")
         exact = pool_odds(3, 2, 3)
         mean = round(float(sum(k * p for k, p in exact.hits.items())), 4)
         expect(odds.locator("p")).to_have_text(f"Odds for 3d6 at 3+ vs 2: mean {mean} hits")
@@ -314,4 +299,4 @@ def test_the_page_shows_outcomes_explosions_and_grades(
         expect(odds.locator("p")).to_have_text("Odds for d100 under 70%")
         expect(odds.locator(".row").first).to_contain_text("CRITICAL")
         expect(odds.locator(".row", has_text="SOLID")).to_contain_text("12.0%")
-        phone.screenshot(path=str(tmp_path / "odds.png"))
+        page.screenshot(path=str(tmp_path / "odds.png"))
