@@ -59,9 +59,10 @@ class ReaderSettings:
 
     work_size: int = 640
     """Photos are scaled so their longer side is this many pixels before reading."""
-    balance: bool = True
-    """Undo a colour cast or dim light stronger than the nets learned from (read.balanced):
-    the brightest few pixels of each channel, white under any light, are made white."""
+    balance: bool = False
+    """Undo a colour cast or dim light stronger than the nets learned from (read.balanced),
+    for a tower whose light is coloured or dim. Off by default: a tray of coloured dice on a
+    coloured floor can look like a cast, and then numeral dice read worse."""
     find_threshold: float = 0.2
     """Finder heat above which a peak is taken as a die centre candidate."""
     find_mirrored: bool = True
