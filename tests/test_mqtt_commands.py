@@ -121,6 +121,8 @@ BAD = [
     ("teach", {"id": "b16", "value": 3}, "command", "no die is being taught"),
     ("teach", {"id": "b17"}, "value", "value: Field required"),
     ("teach", {"id": "b18", "value": True}, "value", "valid integer"),
+    ("learn", {"id": "b19"}, "command", "keeps no corrections to learn from"),
+    ("learn", {"id": "b20", "now": True}, "now", "Extra inputs"),
 ]
 
 

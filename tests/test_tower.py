@@ -461,6 +461,9 @@ def test_a_profile_that_reads_worse_is_refused_and_the_old_one_stays(tmp_path: P
     (die,) = tray.dice
     assert [d.value for d in read_dice(tray.image).dice] == [die.value]  # read right today
     corrections = Corrections(tmp_path / "corrections")
+    learner = Learner(corrections, tmp_path / "dice", ReaderSettings, lambda _: None)
+    with pytest.raises(ValueError, match="0 corrections kept: at least 5"):
+        learner.learn()
     for n in range(5):  # the GM typed the wrong face four times; the fifth, set aside, is right
         value = die.value if n == 4 else die.value % 20 + 1
         final = Reading((DieRead("d20", value, die.box, 1.0),))
