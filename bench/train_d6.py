@@ -24,7 +24,9 @@ adopted: see docs/BENCHMARKS.md.
 --kinds varied draws domain-randomised pip d6 trays (VARIED_MIX): grey, dark, felt, wood
 and woven cloth floors, half the dice near-neutral (white, ivory, grey, black) so that a
 body barely unlike a pale floor is seen, and a sixth of the trays with dice 75-200 px
-across; printed mats, camera shake and colour casts stay out, as unseen domains.
+across; printed mats, camera shake and colour casts stay out, as unseen domains. Tried on
+2026-12-01 with cut epochs and not adopted (the finder lost 2.8 points on the test split
+and much on towers not seen): see docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ from tidetower.vision.score import (
 )
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
-from tidetower.vision.synth.render import INKS
+from tidetower.vision.synth.render import BODIES, INK_NAMES, INKS
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "d6-tray"
 SEED = 7_000_000
@@ -72,22 +72,6 @@ TEACH_SEED = 7_050_000
 TEACH_READ_SEED = 7_060_000
 Colour = tuple[int, int, int]
 Post = Callable[[np.ndarray, np.random.Generator], np.ndarray]
-BODIES: dict[str, Colour] = {
-    "white": (235, 235, 235),
-    "grey": (130, 130, 130),
-    "black": (30, 30, 30),
-    "red": (40, 40, 200),
-    "orange": (30, 120, 240),
-    "yellow": (40, 215, 235),
-    "green": (50, 170, 40),
-    "cyan": (200, 190, 40),
-    "blue": (190, 70, 30),
-    "purple": (150, 40, 120),
-    "pink": (170, 110, 240),
-}
-"""A body (BGR) for each colour a pin may name; colour_name() names each so."""
-INK_NAMES = ("white", "black", "red", "yellow")
-"""The renderer's pip INKS, in its order."""
 BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
 """Confidence bin edges; the last bin holds 1.0 itself."""
 Outcome = tuple[float, bool]

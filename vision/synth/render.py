@@ -19,6 +19,23 @@ Placed = tuple[float, float, float, float]
 """A die's centre x, y, side and angle in pixels and radians."""
 INKS: tuple[Colour, ...] = ((245, 245, 245), (20, 20, 20), (40, 40, 210), (40, 210, 230))
 """Pip colours (BGR): white, black, red, yellow."""
+INK_NAMES = ("white", "black", "red", "yellow")
+"""The names of INKS, in order."""
+BODIES: dict[str, Colour] = {
+    "white": (235, 235, 235),
+    "grey": (130, 130, 130),
+    "black": (30, 30, 30),
+    "red": (40, 40, 200),
+    "orange": (30, 120, 240),
+    "yellow": (40, 215, 235),
+    "green": (50, 170, 40),
+    "cyan": (200, 190, 40),
+    "blue": (190, 70, 30),
+    "purple": (150, 40, 120),
+    "pink": (170, 110, 240),
+}
+"""A body (BGR) for each colour a pin may name (vision.colours names each so), for trays of
+one make (`TraySpec.dice_colour`) in tests and benchmarks."""
 
 
 @dataclass(frozen=True)
