@@ -57,6 +57,8 @@ class Attention:
     reading: Reading | None = None
     frame: np.ndarray | None = None
     """The settled frame the reading came from: kept with the GM's correction."""
+    camera: Reading | None = None
+    """The reading as the camera made it, before the GM entered any die (None: `reading`)."""
 
 
 class ReadLoop:
@@ -163,7 +165,8 @@ class ReadLoop:
         rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
         completed = Reading((*reading.dice, entered), rest, reading.ms)
         first = self.attention
-        self.attention = dataclasses.replace(self.attention, reading=completed)
+        camera = first.camera or reading
+        self.attention = dataclasses.replace(first, reading=completed, camera=camera)
         if not rest:
             self._record(completed)
             if self.state is TowerState.RESULT:
@@ -174,7 +177,7 @@ class ReadLoop:
     def _keep_correction(self, attention: Attention, final: Reading) -> None:
         """Keep the frame and the faces the GM settled, to learn from; a full disk is no
         reason to stop the tower."""
-        first = attention.reading
+        first = attention.camera or attention.reading
         if self.corrections is None or attention.frame is None or first is None:
             return
         try:

@@ -556,3 +556,33 @@ def test_typed_faces_go_on_the_cameras_boxes_only_where_that_is_plain() -> None:
     assert by_hand(read, [("d6", 5), ("d6", 2)]) is None  # a die fewer than the camera saw
     d10 = by_hand(Reading((DieRead("d10", 3, box, 0.9),)), [("d10", 10)])
     assert d10 is not None and d10.dice[0].value == 0  # the rules' 10 is the die's 0
+
+
+def test_a_correction_keeps_what_the_camera_read_before_any_die_was_entered(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    empty, tray, _ = _half_out_of_frame()
+    asked = tuple(Unreadable((0.1 * i, 0.1, 0.1 * i + 0.08, 0.2), f"blurred {i}") for i in (1, 2))
+    corrections = Corrections(tmp_path / "corrections")
+
+    def reader(frame: np.ndarray) -> Reading:
+        return Reading((), asked) if frame is tray else Reading()
+
+    loop = ReadLoop(
+        Frames(*[empty] * 3, *[tray] * 10),
+        Table(tmp_path / "s.db"),
+        reader,
+        TowerDevices(SIM_PINS, pin_factory=factory),
+        SettleWatch(),
+        corrections=corrections,
+    )
+    _steps(loop, 3)
+    factory.pin(BEAM).drive_low()
+    loop.step()
+    factory.pin(BEAM).drive_high()
+    _steps(loop, 10)
+    loop.enter_die(0, "d6", 3)
+    loop.enter_die(0, "d6", 5)  # the GM answers both; the roll counts
+    ((label),) = corrections.labels().values()
+    assert [u["reason"] for u in label["camera"]["unreadable"]] == ["blurred 1", "blurred 2"]
+    assert label["camera"]["dice"] == [] and len(label["dice"]) == 2
