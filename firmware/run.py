@@ -21,11 +21,11 @@ from tidetower.engine.store import StoreError
 from tidetower.engine.systems import system_names
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.devices import TowerState
-from tidetower.firmware.terminal_bar import render_bar
 from tidetower.firmware.tower import Tower, sim_config
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.options import apply_broker_options, broker_options
 from tidetower.mqtt.runtime import table_link
+from tidetower.mqtt.terminal_bar import render_bar
 from tidetower.vision.calibrate import CalibrationError
 from tidetower.vision.reading import Reading
 from tidetower.vision.sources import FrameSourceError

@@ -20,12 +20,12 @@ import click
 from pydantic import ValidationError
 
 from tidetower.engine.rules import BarState, Motion
-from tidetower.firmware.terminal_bar import render_bar
 from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.ledstrip import Frame, animation, pixels, wled_state
 from tidetower.mqtt.options import broker_options, node_settings
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.terminal_bar import render_bar
 from tidetower.mqtt.topics import Topics
 
 log = logging.getLogger(__name__)
