@@ -78,6 +78,7 @@ def _gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return (a[0] + a[2] - b[0] - b[2]) ** 2 + (a[1] + a[3] - b[1] - b[3]) ** 2
 
 
+@pytest.mark.slow
 def test_the_gm_corrects_on_the_page_learns_and_the_tower_reads_right(
     mosquitto: Mosquitto, tower: Tower, page: Page
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from mqtt_fixtures import WAIT, Embedded, Listener, Mosquitto
 
 from tidetower.engine.dice import Die, DieKind, Roll
@@ -101,6 +102,7 @@ def test_the_declared_roll_and_its_odds_are_retained(mosquitto: Mosquitto, tmp_p
     assert session["sides"]["a"] == {"label": "A", "colour": "#dc143c"}
 
 
+@pytest.mark.slow
 def test_results_made_before_the_broker_is_up_go_out_once_it_is(tmp_path: Path) -> None:
     broker = Mosquitto(tmp_path)  # ports chosen, not started yet
     settings = broker.settings()
@@ -121,6 +123,7 @@ def test_results_made_before_the_broker_is_up_go_out_once_it_is(tmp_path: Path) 
     assert table.store.pending() == []
 
 
+@pytest.mark.slow
 def test_broker_killed_mid_session_every_result_arrives_once_in_order(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:

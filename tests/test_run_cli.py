@@ -48,6 +48,7 @@ def _story(roll: dict) -> tuple:  # type: ignore[type-arg]
     return roll["dice"], roll["outcome"]["summary"], roll["tide"]
 
 
+@pytest.mark.slow
 def test_sim_tide_omens_read_by_the_camera_move_the_bar(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main,
@@ -101,6 +102,7 @@ def test_sim_graded_d100_reads_the_tens_and_units_pair(tmp_path: Path) -> None:
         assert roll["outcome"]["facts"]["roll"] == pair["value"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", system_names())
 def test_the_sim_throws_what_each_system_needs_and_records_its_rolls(
     tmp_path: Path, system: str

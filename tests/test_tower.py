@@ -129,6 +129,7 @@ def _run_table(tmp_path: Path, seed: int, rolls: int, sensor: bool) -> Tower:
     return tower
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sensor", [True, False], ids=["break-beam", "camera-motion-only"])
 def test_fifty_rolls_fifty_readings(tmp_path: Path, factory: MockFactory, sensor: bool) -> None:
     with _run_table(tmp_path, seed=11, rolls=50, sensor=sensor) as tower:
@@ -428,6 +429,7 @@ def test_corrections_keep_the_newest_and_drop_the_oldest(tmp_path: Path) -> None
     assert list(corrections.labels()) == ["r-5.png"]
 
 
+@pytest.mark.slow
 def test_learning_from_corrections_is_checked_adopted_and_rolled_back(tmp_path: Path) -> None:
     look = NumeralLook(
         body=(60, 150, 40),
@@ -454,6 +456,7 @@ def test_learning_from_corrections_is_checked_adopted_and_rolled_back(tmp_path: 
         learn_from_corrections(Corrections(tmp_path / "none"), profile, ReaderSettings())
 
 
+@pytest.mark.slow
 def test_a_profile_that_reads_worse_is_refused_and_the_old_one_stays(tmp_path: Path) -> None:
     look = NumeralLook(body=(60, 150, 40), ink=(20, 20, 20))
     spec = TraySpec(size=(640, 480), side=(0.055, 0.07), floors=("dark",), look=look)

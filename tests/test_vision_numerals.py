@@ -157,6 +157,7 @@ def _teaching_photos(folder: Path) -> tuple[Path, list[Path]]:
     return folder / "labels.json", photos
 
 
+@pytest.mark.slow
 def test_teach_one_photo_per_face_then_read_new_throws(tmp_path: Path) -> None:
     labels, photos = _teaching_photos(tmp_path)
     report = teach(tmp_path / "profile", labels, photos, {"d20": "green omen"})
@@ -192,6 +193,7 @@ def test_teach_one_photo_per_face_then_read_new_throws(tmp_path: Path) -> None:
     assert profile.names == {"d20": "green omen"}
 
 
+@pytest.mark.slow
 def test_a_teach_that_would_read_other_dice_worse_is_refused(tmp_path: Path) -> None:
     labels, photos = {}, []
     for seed in range(6_200_000, 6_200_012):  # trays like the check's, every value mislabelled
@@ -259,6 +261,7 @@ def test_a_pinned_kind_in_another_colour_is_set_aside_not_counted() -> None:
         config.validate_python({"pins": {"d20": "mauve"}})
 
 
+@pytest.mark.slow
 def test_teach_at_the_simulated_tower_asks_for_every_face(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["teach", "--sim", "--die", "d8", "--name", "blue d8", str(tmp_path / "dice")]

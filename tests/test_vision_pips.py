@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from tidetower.vision.d6.decide import checked
 from tidetower.vision.d6.find import Candidate, find_dice
@@ -62,6 +63,7 @@ def _counts(body: tuple[int, int, int], pip: tuple[int, int, int]) -> Counter[st
     return out
 
 
+@pytest.mark.slow
 def test_the_pip_counter_is_never_wrong_on_any_colour_pair() -> None:
     total: Counter[str] = Counter()
     for body, pip in PAIRS:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tidetower.vision.read import Calibration, read_dice
 from tidetower.vision.score import Label, score
@@ -35,6 +36,7 @@ def test_numeral_dice_have_a_hook() -> None:
     assert "d6" in FACE_PAINTERS
 
 
+@pytest.mark.slow
 def test_reader_reads_200_synthetic_trays() -> None:
     labelled = right = wrong = extra = 0
     for seed in range(TEST_SEED, TEST_SEED + 200):
@@ -58,6 +60,7 @@ def _right(tray_seed: int, spec: TraySpec) -> tuple[int, int, int]:
     return s.labelled, s.right, s.false_positives
 
 
+@pytest.mark.slow
 def test_reads_small_and_large_photos_alike() -> None:
     # the known weak spot (vision.md, limits): a big die's pip, crisp in a photo shrunk
     # from 2000 px, now and then read as a die showing 1; 4 or 5 in these 30 trays
