@@ -18,7 +18,7 @@ from tidetower.engine.d6pool_odds import PoolOdds, pool_odds
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.grades import GRADES, Grade, defended, grade, grade_odds
 from tidetower.engine.marks import MarksRule, pool_distribution
-from tidetower.engine.rhythm import cast_lots, lands
+from tidetower.engine.rhythm import LOT_CASTERS, cast_lots, lands
 from tidetower.engine.rules import RuleError
 from tidetower.engine.tide import MARKS_PER_STEP, SIZES, Size
 
@@ -106,12 +106,6 @@ def defended_odds(
     return odds
 
 
-LOT_CASTERS = {
-    "attacker": (True, False),
-    "defender": (False, True),
-    "both": (True, True),
-    "none": (False, False),
-}
 _PAIRS = tuple(product(range(1, 7), repeat=2))
 
 

@@ -166,6 +166,20 @@ def lot(faces: Sequence[int]) -> int:
     return LOT_BY_SUM.get(sum(faces), 0)
 
 
+LOT_CASTERS: dict[str, tuple[bool, bool]] = {
+    "attacker": (True, False),
+    "defender": (False, True),
+    "both": (True, True),
+    "none": (False, False),
+}
+"""Who casts an attack's lots: (the attacker's side, the defender's side), 2d6 each."""
+
+
+def lot_dice(casters: str) -> int:
+    """Return how many d6 an attack's lots take: two for each side that casts."""
+    return 2 * sum(LOT_CASTERS[casters])
+
+
 def cast_lots(attacker: Sequence[int] | None, defender: Sequence[int] | None) -> int:
     """The lot of an attack from the attacker's side; when both are PCs, the two lots
     add up (a WEAL against a WEAL cancels) within CRIT..FUMBLE."""

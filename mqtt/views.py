@@ -9,7 +9,7 @@ from typing import Any
 from tidetower.engine import params as p
 from tidetower.engine.codec import dump
 from tidetower.engine.d6pool_odds import traitor_dice
-from tidetower.engine.d6pool_table import D6Settings, D6Table
+from tidetower.engine.d6pool_table import D6Table
 from tidetower.engine.dice import DieError
 from tidetower.engine.grades import GRADES, Grade
 from tidetower.engine.marks import pool_distribution
@@ -21,10 +21,10 @@ from tidetower.engine.odds import (
     lot_chances,
     pool_odds,
 )
-from tidetower.engine.rhythm import LOT_NAMES, BattleRhythm, accuracy
+from tidetower.engine.rhythm import LOT_NAMES, BattleRhythm, accuracy, lot_dice
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.session import SessionState
-from tidetower.engine.systems.d6pool import ActionPlan, plan_action
+from tidetower.engine.systems.d6pool import hit_threshold, plan_action
 from tidetower.engine.systems.graded import Defence, GradedFight, hit_chance
 from tidetower.engine.systems.rhythm import CASTERS
 from tidetower.engine.systems.tide import TideScene
@@ -97,11 +97,6 @@ def tide_odds(scene: TideScene, declared: RollContext) -> OddsBody | None:
         return None
     dist = pool_distribution(declared.pool, declared.tier, scene.marks_rule)
     return _counted("Marks", f"{declared.pool}{declared.tier.value}", dist)
-
-
-def hit_threshold(plan: ActionPlan, settings: D6Settings) -> int:
-    """The face a die must reach, as the d6-pool system reads the tray (traitor dice too)."""
-    return 3 if plan.rating < 1 and settings.traitor_threshold == "three" else plan.threshold
 
 
 def _pool_dice(odds: PoolOdds, banded: bool) -> str:
@@ -177,7 +172,7 @@ def rhythm_odds(scene: BattleRhythm, declared: RollContext) -> OddsBody | None:
     mean = float(sum(v * c for v, c in lots.items()))
     return OddsBody(
         counts="lot",
-        dice=f"{LOT_DICE[casters]}d6 lots ({casters})",
+        dice=f"{lot_dice(casters)}d6 lots ({casters})",
         rows=_rows(lots, LOT_NAMES),
         mean=round(mean, 4),
         outcomes=_chances(("lands", lands), ("misses", 1 - lands)),
@@ -194,7 +189,6 @@ ODDS_BY_SYSTEM: dict[str, Callable[[Any, RollContext], OddsBody | None]] = {
 }
 POOL_MODES = ("action", "group", "contest", "auction")
 BANDED_MODES = ("action", "group")
-LOT_DICE = {"attacker": 2, "defender": 2, "both": 4, "none": 0}
 
 
 def session_payload(

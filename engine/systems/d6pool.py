@@ -103,9 +103,14 @@ def plan_action(context: RollContext, settings: t.D6Settings) -> ActionPlan:
     return plan
 
 
+def hit_threshold(plan: ActionPlan, settings: t.D6Settings) -> int:
+    """Return the face a die must reach: the plan's, or 3 for traitor dice where the table
+    reads them so."""
+    return 3 if plan.rating < 1 and settings.traitor_threshold == "three" else plan.threshold
+
+
 def _read(plan: ActionPlan, faces: tuple[int, ...], settings: t.D6Settings) -> PoolRead:
-    three = plan.rating < 1 and settings.traitor_threshold == "three"
-    return read_pool(faces, plan.rating, 3 if three else plan.threshold)
+    return read_pool(faces, plan.rating, hit_threshold(plan, settings))
 
 
 def _pool_facts(read: PoolRead) -> dict[str, JSONValue]:

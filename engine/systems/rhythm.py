@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from tidetower.engine import params as p
 from tidetower.engine import rhythm as r
 from tidetower.engine.dice import DieKind, Roll
-from tidetower.engine.rhythm import BattleRhythm, DeclareOrder
+from tidetower.engine.rhythm import LOT_CASTERS, BattleRhythm, DeclareOrder
 from tidetower.engine.rules import (
     BarState,
     JSONValue,
@@ -31,7 +31,7 @@ MODE_PARAMS: dict[str, tuple[str, ...]] = {
     "rewind": (),
     "attack": ("offense", "defense", "casters"),
 }
-CASTERS = ("attacker", "defender", "both", "none")
+CASTERS = tuple(LOT_CASTERS)
 ORDERS: tuple[DeclareOrder, ...] = ("mobility", "free")
 
 
