@@ -23,6 +23,7 @@ import numpy as np
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import RollRecord, RuleError, Side
 from tidetower.engine.table import Table
+from tidetower.firmware.config import CameraConfig, LoopConfig
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import TowerDevices, TowerState
 from tidetower.firmware.rolls import entered_face, roll_of
@@ -35,15 +36,19 @@ Reader = Callable[[np.ndarray], Reading]
 log = logging.getLogger(__name__)
 
 
+_CONFIGURED = LoopConfig()
+"""The config's defaults: a loop built without a config times itself the same."""
+
+
 @dataclass(frozen=True)
 class LoopTiming:
     """How many still frames make a settled tray, and how long before giving up, in seconds."""
 
-    settle_frames: int = 5
-    clear_frames: int = 3
-    roll_timeout_s: float = 15.0
-    sensor_timeout_s: float = 5.0
-    frame_timeout_s: float = 2.0
+    settle_frames: int = _CONFIGURED.settle_frames
+    clear_frames: int = _CONFIGURED.clear_frames
+    roll_timeout_s: float = _CONFIGURED.roll_timeout_s
+    sensor_timeout_s: float = _CONFIGURED.sensor_timeout_s
+    frame_timeout_s: float = CameraConfig.model_fields["frame_timeout_s"].default
     frozen_frames: int = 50
     """Byte-identical frames in a row that mean the camera froze (real sensors are noisy)."""
 
