@@ -236,9 +236,8 @@ class Listener:
         self.messages: queue.Queue[Message] = queue.Queue()
         self.seen: list[Message] = []
         self.topics = topics
-        self.client = BrokerClient(
-            settings, client_id or f"listener-{next(_ids)}", persistent=persistent
-        )
+        self.client_id = client_id or f"listener-{next(_ids)}"
+        self.client = BrokerClient(settings, self.client_id, persistent=persistent)
         self._subacks: queue.Queue[list[Any]] = queue.Queue()
         # BrokerClient has no SUBACK hook of its own; the test reaches into its paho client.
         self.client._client.on_subscribe = lambda _c, _u, _mid, codes, *_: self._subacks.put(codes)
@@ -303,6 +302,19 @@ class Listener:
         )
         body: dict[str, Any] = json.loads(message.payload)
         return body
+
+    def settled(self) -> list[Message]:
+        """Every message received so far, once the broker has sent all it had for this
+        listener: a message the listener sends itself after them has come back (Mosquitto
+        handles messages in the order they arrive), so a late one cannot slip past the check
+        as it could past a fixed wait."""
+        fence, token = f"tidetower-tests/fence/{self.client_id}", f"fence-{next(_ids)}".encode()
+        self.client.subscribe(fence, self.messages.put, qos=1)
+        codes = self._subacks.get(timeout=WAIT)
+        assert not [c for c in codes if c.is_failure], f"the broker refused {fence!r}"
+        assert self.client.publish(fence, token, 1, False)
+        self.wait_for(lambda m: m.topic == fence and m.payload == token)
+        return [m for m in self.seen if m.topic != fence]
 
     def drain(self, quiet: float = 0.3) -> list[Message]:
         """Everything received until nothing arrives for `quiet` seconds."""

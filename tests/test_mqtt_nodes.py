@@ -119,7 +119,7 @@ def test_discovery_is_off_by_default(mosquitto: Mosquitto, tmp_path: Path) -> No
         Listener(settings, "homeassistant/#") as ha,
     ):
         assert publisher.wait_delivered(WAIT)
-        assert ha.drain(0.5) == []
+        assert ha.settled() == []
 
 
 def test_the_ledbar_shrugs_off_a_bad_tide_message(embedded: Embedded, tmp_path: Path) -> None:

@@ -174,4 +174,4 @@ def test_a_tower_without_a_read_loop_clears_a_stale_tower(
         with TablePublisher(Table(tmp_path / "s.db"), settings):
             watcher.wait_for(lambda m: m.payload == b"")
             with Listener(settings, topic) as late:
-                assert late.drain(0.3) == []
+                assert late.settled() == []
