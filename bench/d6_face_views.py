@@ -9,8 +9,8 @@ prints the mean negative log likelihood of the true face, the share of single vi
 wrong, and the reader's decision (right, wrong, unsure below 0.6) from one view, the
 reader's two turns and all 8 views. A fold has only a handful of hard dice, so the
 likelihood and the view errors tell readers apart where counts of right dice tie. Use
-readers held out of the fold (`bench/train_d6.py --holdout F`), and a finder held
-out of it too with `--finder`.
+readers held out of the fold (`python -m tidetower.vision.training.d6 --holdout F`), and a
+finder held out of it too with `--finder`.
 """
 
 from __future__ import annotations

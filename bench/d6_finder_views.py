@@ -5,7 +5,7 @@ For each finder: the dice it finds, misses and invents after suppression (as the
 it), and from its raw heatmap the hottest cell in the middle of each labelled die: how many
 dice sit under the find threshold or under twice it (near misses), and the mean negative log
 of that heat. Peaks above the threshold away from every label are stray. Use finders held
-out of the fold (`bench/train_d6.py --holdout F --only finder`).
+out of the fold (`python -m tidetower.vision.training.d6 --holdout F --only finder`).
 """
 
 from __future__ import annotations

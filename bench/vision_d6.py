@@ -7,9 +7,9 @@ Scoring is issue #4's: centre inside the label box or IoU >= 0.3, one to one, by
 the .onnx files found in DIR replace the shipped ones, and `--set` overrides reader
 settings: together they compare variants on a fold without touching the others.
 `--cv test=vision/d6 --cv b=DIR2 ...` reads each fold with nets held out of it
-(`train_d6.py --holdout test --holdout b --out DIR2`) and pools the folds: the recipe's
-score on unseen photos, cross-validated. A row whose photos the nets learned from (their
-`trained_on` metadata) says so; `--cv` refuses such a pair.
+(`python -m tidetower.vision.training.d6 --holdout test --holdout b --out DIR2`) and pools
+the folds: the recipe's score on unseen photos, cross-validated. A row whose photos the nets
+learned from (their `trained_on` metadata) says so; `--cv` refuses such a pair.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """Turn trained float d6 face readers into int8 ones: twice as fast on one CPU thread, same reads.
 
-Usage: python bench/d6_quantize.py MODEL.onnx [MODEL.onnx ...] [--synth N]
+Usage: python -m tidetower.vision.training.d6_quantize MODEL.onnx [MODEL.onnx ...] [--synth N]
 Each float .onnx is replaced by its int8 version (onnxruntime static quantization, QDQ,
 weights per channel in 7 bits, so CPUs without VNNI cannot overflow), calibrated on the
-photos it learned from: the folds its `trained_on` metadata names, plus the first N synthetic
-training trays, so no held-out photo shapes it. `bench/train_d6.py` does this to every face
-reader it writes; the script is for nets trained in float. The shipped finder stays float
+photos it learned from: the folds its `trained_on` metadata names, plus the first N
+synthetic training trays, so no held-out photo shapes it. `python -m
+tidetower.vision.training.d6` does this to every face reader it writes; this command is for
+nets trained in float. The shipped finder stays float
 (run #10), though the script takes it too. Needs onnx and torch (training only). Measured
 in docs/BENCHMARKS.md, runs #10 and #11.
 """
@@ -18,15 +19,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import onnx
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from d6_paste import Photo
 
 from tidetower.vision.d6.nets import FACE_MARGIN, face_crop, learned_from, letterbox, to_blob
 from tidetower.vision.score import FOLDS
-from tidetower.vision.training.int8 import int8
+from tidetower.vision.training import TRAIN_EXTRA, missing_training_tools
+from tidetower.vision.training.d6_data import SYNTH_SEED, labelled_photos, synth_photos
+from tidetower.vision.training.d6_paste import Photo
 
 CALIBRATION_SYNTH = 60
 """Synthetic trays calibrated on besides the real photos: the first of the training trays."""
@@ -57,11 +55,17 @@ def face_inputs(photos: list[Photo], size: int, seed: int = 0) -> Iterator[np.nd
 
 def is_quantized(path: Path) -> bool:
     """Return whether a model already holds int8 weights (QuantizeLinear nodes)."""
+    import onnx
+
     return any(node.op_type == "QuantizeLinear" for node in onnx.load(str(path)).graph.node)
 
 
 def quantize(path: Path, photos: list[Photo]) -> None:
     """Replace a float finder or face reader with its int8 version, calibrated on photos."""
+    import onnx
+
+    from tidetower.vision.training.int8 import int8
+
     model = onnx.load(str(path))
     size = model.graph.input[0].type.tensor_type.shape.dim[2].dim_value
     finder = path.name.startswith("d6_finder")
@@ -70,14 +74,14 @@ def quantize(path: Path, photos: list[Photo]) -> None:
 
 def main() -> None:
     """Quantize the named float nets, each on the photos it learned from."""
-    from train_d6 import SYNTH_SEED, labelled_photos, synth_photos
-
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("models", type=Path, nargs="+")
     parser.add_argument(
         "--synth", type=int, default=CALIBRATION_SYNTH, help="synthetic trays to calibrate on"
     )
     args = parser.parse_args()
+    if missing := missing_training_tools():
+        sys.exit(f"quantizing needs {', '.join(missing)}: {TRAIN_EXTRA}")
     synth = synth_photos(args.synth, SYNTH_SEED)
     for path in args.models:
         folds = learned_from(path)

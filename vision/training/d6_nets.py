@@ -66,4 +66,4 @@ class FaceReader(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return (N, 7) class logits."""
-        return self.body(x)  # type: ignore[no-any-return]
+        return self.body(x)

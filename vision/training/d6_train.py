@@ -1,38 +1,9 @@
-"""Train the d6 finder and the face readers on the d6-tray dev split plus synthetic trays.
-
-Usage: python bench/train_d6.py [--only faces|finder] [--face-net K] [--holdout FOLD]
-       [--out DIR] [--threads N] [--find-size N] [--paste SHARE] [--synth N] [--float]
-       [--kinds d6|all|varied]
-Needs torch and onnx (training only). Writes vision/d6/d6_finder.onnx and the face
-readers d6_faces_1.onnx, d6_faces_2.onnx (the first look's pair) and d6_faces_3.onnx (asked
-too for unsure dice), or into --out DIR; the face readers are made int8 on the photos they
-learned from (bench/d6_quantize.py) unless --float; the finder stays float.
-`--holdout FOLD` (repeatable) says which folds of the photos the nets must not learn from:
-`test` (the default: they learn from dev), `a` (dev-val), `b` or `c` of dev, or `none`.
-`--holdout test --holdout b --out DIR` trains the shipped recipe without fold b, and
-`bench/vision_d6.py --cv b=DIR` reads fold b with those nets: cross-validation.
-Each .onnx records the folds it learned from (metadata `trained_on`), and the benchmark
-will not call a read of those folds held out. The defaults reproduce the shipped models,
-which were trained as processes side by side on two cores (`--threads 1` and
-`--only finder`, `--only faces --face-net 1`, `--face-net 2`, `--face-net 3`), 25 to 60
-minutes each depending on how many share the cores. The `--holdout --fold F` of runs #5 to
-#8 in docs/BENCHMARKS.md is now `--holdout test --holdout F`; `--holdout none` (every photo)
-was run #9's experiment, not adopted.
---aug strong (wider scale and centre jitter, per-channel gain, gamma, grey, more blur) and
---faint 0.3 (a third of face crops at 0.5-0.75 contrast) were tried on 2026-11-29 and not
-adopted: see docs/BENCHMARKS.md.
---kinds varied draws domain-randomised pip d6 trays (VARIED_MIX): grey, dark, felt, wood
-and woven cloth floors, half the dice near-neutral (white, ivory, grey, black) so that a
-body barely unlike a pale floor is seen, and a sixth of the trays with dice 75-200 px
-across; printed mats, camera shake and colour casts stay out, as unseen domains. Tried on
-2026-12-01 with cut epochs and not adopted (the finder lost 2.8 points on the test split
-and much on towers not seen): see docs/BENCHMARKS.md.
-"""
+"""Train the d6 finder and the face readers (torch): `python -m tidetower.vision.training.d6`
+runs this; see there for the options and the recipe."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -44,80 +15,26 @@ import onnx
 import torch
 from torch import nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from d6_nets import DieFinder, FaceReader
-from d6_paste import Cut, Photo, cut_dice, paste
-from d6_quantize import CALIBRATION_SYNTH, quantize
-
 from tidetower.vision.d6.nets import (
     FACE_MARGIN,
     FIND_STRIDE,
     face_crop,
     to_blob,
 )
-from tidetower.vision.score import FOLDS, fold_of, load_labels
-from tidetower.vision.synth import TraySpec, render_tray
-
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / ".." / "shared" / "data" / "d6-tray"
-MODELS = ROOT / "vision" / "d6"
-SYNTH_SEED = 10_000
-"""Seed of the first synthetic training tray; the trays are consecutive seeds."""
-
-
-def labelled_photos(held_out: list[str]) -> list[Photo]:
-    """Load the labelled photos with die centres, sides and values in pixels, but for the
-    folds held out."""
-    out = []
-    for item in load_labels(DATA):
-        if fold_of(item.path.name) in held_out:
-            continue
-        image = cv2.imread(str(item.path))
-        h, w = image.shape[:2]
-        boxes = np.array([d.box for d in item.dice]) * [w, h, w, h]
-        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-        sides = (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2
-        out.append((image, centres, sides, np.array([d.value for d in item.dice])))
-    return out
-
-
-ALL_KINDS = TraySpec(
-    count=(1, 20),
-    kinds=("d6", "d6", "d8", "d10", "d10-tens", "d12", "d20"),
-    numeral_d6=0.3,
-    floors=("grey", "grey", "dark", "felt", "wood"),
+from tidetower.vision.score import FOLDS
+from tidetower.vision.training.d6_data import (
+    FACE_SIZE,
+    FIND_SIZE,
+    KINDS,
+    MODELS,
+    SYNTH_SEED,
+    ZOOMED,
+    labelled_photos,
+    synth_photos,
 )
-"""`--kinds all`: synthetic trays of every kind on every floor, for a finder of every die."""
-VARIED = TraySpec(floors=("grey", "grey", "dark", "felt", "wood", "cloth"), neutral_bodies=0.5)
-"""`--kinds varied`: pip d6 on every floor but printed mats, half with near-neutral bodies."""
-VARIED_MIX = (*(VARIED,) * 5, replace(VARIED, side=(0.12, 0.32), count=(1, 5), heaped=0.0))
-"""The specs `--kinds varied` cycles through by seed: one tray in six has big dice."""
-KINDS = {"d6": (TraySpec(),), "all": (ALL_KINDS,), "varied": VARIED_MIX}
-"""The synthetic tray specs of each `--kinds` choice, cycled through by seed."""
-
-
-def synth_photos(count: int, seed: int, specs: tuple[TraySpec, ...] = (TraySpec(),)) -> list[Photo]:
-    """Render synthetic trays in the same form as dev photos, tray k from specs[k % len]."""
-    out = []
-    for s in range(seed, seed + count):
-        tray = render_tray(s, specs[(s - seed) % len(specs)])
-        h, w = tray.image.shape[:2]
-        boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
-        out.append(
-            (
-                tray.image,
-                (boxes[:, :2] + boxes[:, 2:]) / 2,
-                (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2,
-                np.array([d.value for d in tray.dice]),
-            )
-        )
-    return out
-
-
-FIND_SIZE = 320
-"""Side of the finder's square input (--find-size); the runtime reads it from the model."""
-FACE_SIZE = 40
-"""Side of the face reader's crop (--face-size); the runtime reads it from the model."""
+from tidetower.vision.training.d6_nets import DieFinder, FaceReader
+from tidetower.vision.training.d6_paste import Cut, Photo, cut_dice, paste
+from tidetower.vision.training.d6_quantize import CALIBRATION_SYNTH, quantize
 
 
 @dataclass(frozen=True)
@@ -146,10 +63,6 @@ STRONG = False
 FAINT = 0.0
 """--faint SHARE: share of face crops whose contrast is cut to 0.5-0.75, so faint pips
 (dark marbled dice with red pips, gold on red) are seen in training."""
-ZOOMED = 0.0
-"""--zoomed SHARE: share of face crops that look closely at the corner of a die (0.35-0.6
-of its box, centred 0.25-0.45 of it off the die's centre), taught as "no die". Tried in
-run #10 at 0.1, not adopted: it cut pip false positives but lost a die cut by the frame."""
 
 
 def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
@@ -162,7 +75,7 @@ def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     img = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
     img = (img - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-30, 30)
     if rng.random() < 0.3:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2))
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2)), np.float32)
     img += rng.normal(0, rng.uniform(0, 6), img.shape)
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -179,7 +92,7 @@ def photometric_strong(rng: np.random.Generator, image: np.ndarray) -> np.ndarra
     img = 255.0 * (np.clip(img, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
     img = (img - 128) * rng.uniform(0.6, 1.4) + 128 + rng.uniform(-40, 40)
     if rng.random() < 0.4:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5)), np.float32)
     img += rng.normal(0, rng.uniform(0, 8), img.shape)
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -189,7 +102,7 @@ def finder_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, n
     image, centres, sides, _ = photo
     h, w = image.shape[:2]
     scale = FIND_SIZE / max(h, w) * rng.uniform(0.75, 1.35)
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360), scale)
+    m = np.asarray(cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360), scale), float)
     m[:, 2] += FIND_SIZE / 2 - np.array([w / 2, h / 2]) + rng.uniform(-40, 40, 2) * FIND_SIZE / 256
     border = cv2.BORDER_REPLICATE if rng.random() < 0.5 else cv2.BORDER_CONSTANT
     img = cv2.warpAffine(
@@ -350,96 +263,15 @@ def stamp(path: Path, folds: list[str]) -> None:
     onnx.save(model, str(path))
 
 
-def parse_args() -> argparse.Namespace:
-    """Read the command line; the defaults reproduce the shipped models."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--face-epochs", type=int, default=60)
-    parser.add_argument("--finder-epochs", type=int, default=50)
-    parser.add_argument("--synth", type=int, default=1200, help="synthetic trays to mix in")
-    parser.add_argument(
-        "--real-share",
-        type=float,
-        default=0.5,
-        help="share of the finder's training photos drawn from real ones",
-    )
-    parser.add_argument(
-        "--face-real-share",
-        type=float,
-        default=0.7,
-        help="share of the face readers' training crops cut from real photos",
-    )
-    parser.add_argument(
-        "--paste",
-        type=float,
-        default=0.5,
-        help="share of real draws with real dice pasted in (bench/d6_paste.py)",
-    )
-    parser.add_argument(
-        "--holdout",
-        choices=[*FOLDS, "none"],
-        action="append",
-        default=[],
-        metavar="FOLD",
-        help="keep this fold out of training (repeatable): "
-        "test (the default), or a (dev-val), b, c of dev; none: keep none out",
-    )
-    parser.add_argument("--only", choices=["faces", "finder"], default=None)
-    parser.add_argument(
-        "--face-nets",
-        type=int,
-        default=3,
-        help="face readers in the ensemble (d6_faces_1.onnx ...)",
-    )
-    parser.add_argument(
-        "--face-net",
-        type=int,
-        default=None,
-        help="train only this member of the ensemble (1-based)",
-    )
-    parser.add_argument(
-        "--aug", choices=["base", "strong"], default="base", help="face-net augmentation strength"
-    )
-    parser.add_argument(
-        "--faint", type=float, default=0.0, help="share of face crops with contrast cut to 0.5-0.75"
-    )
-    parser.add_argument(
-        "--zoomed",
-        type=float,
-        default=ZOOMED,
-        help="share of face crops looking inside a die, taught as no die",
-    )
-    parser.add_argument("--out", type=Path, default=MODELS, help="folder to write the .onnx to")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--face-size", type=int, default=FACE_SIZE, help="face crop side, px")
-    parser.add_argument("--find-size", type=int, default=FIND_SIZE, help="finder input side")
-    parser.add_argument("--face-width", type=float, default=1.0, help="face net width factor")
-    parser.add_argument("--seed", type=int, default=4)
-    parser.add_argument(
-        "--kinds",
-        choices=sorted(KINDS),
-        default="d6",
-        help="synthetic trays of pip d6, of every kind on every floor, or varied pip d6",
-    )
-    parser.add_argument(
-        "--float",
-        action="store_true",
-        help="keep the face readers float (d6_quantize.py makes them int8 later)",
-    )
-    args = parser.parse_args()
-    args.holdout = [f for f in args.holdout if f != "none"] if args.holdout else ["test"]
-    return args
-
-
 def seeded(seed: int) -> np.random.Generator:
     """Seed torch and return a numpy generator: one seed per trained net."""
     torch.manual_seed(seed)
     return np.random.default_rng(seed)
 
 
-def main() -> None:
-    """Train the finder and the face readers and write them into the package."""
+def run(args: argparse.Namespace) -> None:
+    """Train the finder and the face readers the options ask for and write them."""
     global STRONG, FAINT, ZOOMED, MODELS, FACE_SIZE, FIND_SIZE
-    args = parse_args()
     STRONG, FAINT, ZOOMED = args.aug == "strong", args.faint, args.zoomed
     MODELS, FACE_SIZE, FIND_SIZE = args.out, args.face_size, args.find_size
     torch.set_num_threads(args.threads)
@@ -478,7 +310,3 @@ def main() -> None:
         # the finder stays float: in int8 it read one die fewer on fold b (run #10)
         export(finder, (1, 3, FIND_SIZE, FIND_SIZE), "d6_finder.onnx", False, args.holdout, None)
     print(f"done in {time.time() - start:.0f} s")
-
-
-if __name__ == "__main__":
-    main()

@@ -60,13 +60,13 @@ def paste(rng: np.random.Generator, photo: Photo, cuts: list[Cut], count: int) -
     if len(values) == 0 or not cuts:
         return photo
     image = image.copy()
-    centres, sides, values = list(centres), list(sides), list(values)
+    at_, sides_, values_ = list(centres), list(sides), list(values)
     for _ in range(count):
         crop, value = cuts[int(rng.integers(len(cuts)))]
         crop = np.rot90(crop, int(rng.integers(4)))
         crop = crop[:, ::-1] if rng.random() < 0.5 else crop
         side = crop.shape[0] / (2 * REACH)
-        at = _spot(rng, (image, np.array(centres), np.array(sides), np.array(values)), side)
+        at = _spot(rng, (image, np.array(at_), np.array(sides_), np.array(values_)), side)
         if at is None:
             continue
         size = crop.shape[0]
@@ -75,7 +75,7 @@ def paste(rng: np.random.Generator, photo: Photo, cuts: list[Cut], count: int) -
         mask = _feather(size)
         blend = region * (1 - mask) + crop.astype(np.float32) * mask
         image[y0 : y0 + size, x0 : x0 + size] = blend.astype(np.uint8)
-        centres.append(np.array([x0 + size / 2, y0 + size / 2]))
-        sides.append(side)
-        values.append(value)
-    return image, np.array(centres), np.array(sides), np.array(values)
+        at_.append(np.array([x0 + size / 2, y0 + size / 2]))
+        sides_.append(side)
+        values_.append(value)
+    return image, np.array(at_), np.array(sides_), np.array(values_)

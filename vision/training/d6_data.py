@@ -1,0 +1,82 @@
+"""The d6 nets' training data: the labelled d6-tray photos (the folds not held out) and
+synthetic trays of each `--kinds` recipe, in one form (`Photo`); and the nets' sizes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tidetower.vision.score import fold_of, load_labels
+from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.training.d6_paste import Photo
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The source checkout (training runs from one: the photos are in ../shared beside it)."""
+DATA = ROOT / ".." / "shared" / "data" / "d6-tray"
+MODELS = ROOT / "vision" / "d6"
+SYNTH_SEED = 10_000
+"""Seed of the first synthetic training tray; the trays are consecutive seeds."""
+
+
+def labelled_photos(held_out: list[str]) -> list[Photo]:
+    """Load the labelled photos with die centres, sides and values in pixels, but for the
+    folds held out."""
+    out = []
+    for item in load_labels(DATA):
+        if fold_of(item.path.name) in held_out:
+            continue
+        image = cv2.imread(str(item.path))
+        if image is None:
+            raise OSError(f"{item.path}: not an image OpenCV can read")
+        h, w = image.shape[:2]
+        boxes = np.array([d.box for d in item.dice]) * [w, h, w, h]
+        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        sides = (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2
+        out.append((image, centres, sides, np.array([d.value for d in item.dice])))
+    return out
+
+
+ALL_KINDS = TraySpec(
+    count=(1, 20),
+    kinds=("d6", "d6", "d8", "d10", "d10-tens", "d12", "d20"),
+    numeral_d6=0.3,
+    floors=("grey", "grey", "dark", "felt", "wood"),
+)
+"""`--kinds all`: synthetic trays of every kind on every floor, for a finder of every die."""
+VARIED = TraySpec(floors=("grey", "grey", "dark", "felt", "wood", "cloth"), neutral_bodies=0.5)
+"""`--kinds varied`: pip d6 on every floor but printed mats, half with near-neutral bodies."""
+VARIED_MIX = (*(VARIED,) * 5, replace(VARIED, side=(0.12, 0.32), count=(1, 5), heaped=0.0))
+"""The specs `--kinds varied` cycles through by seed: one tray in six has big dice."""
+KINDS = {"d6": (TraySpec(),), "all": (ALL_KINDS,), "varied": VARIED_MIX}
+"""The synthetic tray specs of each `--kinds` choice, cycled through by seed."""
+
+
+def synth_photos(count: int, seed: int, specs: tuple[TraySpec, ...] = (TraySpec(),)) -> list[Photo]:
+    """Render synthetic trays in the same form as dev photos, tray k from specs[k % len]."""
+    out = []
+    for s in range(seed, seed + count):
+        tray = render_tray(s, specs[(s - seed) % len(specs)])
+        h, w = tray.image.shape[:2]
+        boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
+        out.append(
+            (
+                tray.image,
+                (boxes[:, :2] + boxes[:, 2:]) / 2,
+                (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2,
+                np.array([d.value for d in tray.dice]),
+            )
+        )
+    return out
+
+
+FIND_SIZE = 320
+"""Side of the finder's square input (--find-size); the runtime reads it from the model."""
+FACE_SIZE = 40
+"""Side of the face reader's crop (--face-size); the runtime reads it from the model."""
+ZOOMED = 0.0
+"""--zoomed SHARE: share of face crops that look closely at the corner of a die (0.35-0.6
+of its box, centred 0.25-0.45 of it off the die's centre), taught as "no die". Tried in
+run #10 at 0.1, not adopted: it cut pip false positives but lost a die cut by the frame."""
