@@ -26,8 +26,8 @@ from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.mqtt.broker import EmbeddedBroker
-from tidetower.mqtt.ledbar import LedbarNode
-from tidetower.mqtt.ledstrip import Frame
+from tidetower.mqtt.ledbar.node import LedbarNode
+from tidetower.mqtt.ledbar.strip import Frame
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings

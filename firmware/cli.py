@@ -17,8 +17,8 @@ COMMANDS: dict[str, str] = {
     "odds": "tidetower.firmware.odds_cli:odds_group",
     "read": "tidetower.vision.cli:read_command",
     "teach": "tidetower.firmware.teach_cli:teach_command",
-    "ledbar": "tidetower.mqtt.ledbar:ledbar_command",
-    "display": "tidetower.mqtt.display:display_command",
+    "ledbar": "tidetower.mqtt.ledbar.node:ledbar_command",
+    "display": "tidetower.mqtt.display.server:display_command",
     "gm": "tidetower.mqtt.gm_cli:gm_command",
 }
 

@@ -11,7 +11,7 @@ from tidetower.engine.rules import RollContext, RollRecord, Side
 from tidetower.engine.session import SessionState, new_session, record_roll
 from tidetower.engine.simdice import SimulatedDice
 from tidetower.engine.systems.tide import marks_text
-from tidetower.mqtt.terminal_bar import render_bar
+from tidetower.mqtt.ledbar.terminal import render_bar
 
 COLUMN = {
     "weight_a": 6,

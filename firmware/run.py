@@ -23,9 +23,9 @@ from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.devices import TowerState
 from tidetower.firmware.tower import Tower, sim_config
 from tidetower.mqtt.broker import BrokerStartError
+from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import apply_broker_options, broker_options
 from tidetower.mqtt.runtime import table_link
-from tidetower.mqtt.terminal_bar import render_bar
 from tidetower.vision.calibrate import CalibrationError
 from tidetower.vision.reading import Reading
 from tidetower.vision.sources import FrameSourceError

@@ -16,7 +16,7 @@ from tidetower.engine.dice import Die, DieError, DieKind, Roll
 from tidetower.engine.rules import RollContext, RollRecord, RuleError
 from tidetower.engine.store import StoreError
 from tidetower.engine.table import Table
-from tidetower.mqtt.terminal_bar import render_bar
+from tidetower.mqtt.ledbar.terminal import render_bar
 
 
 def default_store() -> Path:

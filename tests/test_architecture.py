@@ -1,5 +1,6 @@
-"""Imports point one way: engine and vision at the bottom, the wire and its nodes above them,
-the firmware on top. A package that imports one above it fails here, naming the line."""
+"""Imports point one way: engine and vision at the bottom, the wire above them, its nodes (the
+LED bar, the display) above the wire, the firmware on top. A module that imports one above
+it fails here, naming the line."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ MAY_IMPORT = {
     "firmware": {"firmware", "mqtt", "engine", "vision"},
 }
 """What each package may import of tidetower: itself and the packages below it."""
+NODES = ("mqtt.ledbar", "mqtt.display")
+"""The wire's nodes: the rest of mqtt/ (the wire) imports none of them."""
 
 
 def imported(path: Path) -> list[tuple[int, str]]:
-    """Return (line, package) for every `tidetower.<package>` a module imports, lazily too."""
+    """Return (line, module under tidetower) for every tidetower import of a module, lazy
+    imports too."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         names = []
@@ -25,25 +29,38 @@ def imported(path: Path) -> list[tuple[int, str]]:
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "tidetower" and len(parts) > 1:
-                found.append((node.lineno, parts[1]))
+        found += [(node.lineno, n.split(".", 1)[1]) for n in names if n.startswith("tidetower.")]
     return found
+
+
+def _inside(module: str, package: str) -> bool:
+    """Return whether a dotted module is the package or inside it."""
+    return module == package or module.startswith(package + ".")
 
 
 def test_every_package_imports_only_itself_and_those_below_it() -> None:
     wrong = [
-        f"{path.relative_to(ROOT)}:{line} imports tidetower.{package}"
+        f"{path.relative_to(ROOT)}:{line} imports tidetower.{module}"
         for owner, allowed in MAY_IMPORT.items()
         for path in sorted((ROOT / owner).rglob("*.py"))
-        for line, package in imported(path)
-        if package not in allowed
+        for line, module in imported(path)
+        if module.split(".")[0] not in allowed
     ]
     assert wrong == []
+
+
+def test_the_wire_imports_none_of_its_nodes() -> None:
+    wire = [p for p in sorted((ROOT / "mqtt").rglob("*.py")) if p.parent == ROOT / "mqtt"]
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports tidetower.{module}"
+        for path in wire
+        for line, module in imported(path)
+        if any(_inside(module, node) for node in NODES)
+    ]
+    assert wire and wrong == []
 
 
 def test_the_check_sees_an_import_upwards(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from tidetower.firmware.run import run_command\n")
-    assert imported(module) == [(2, "firmware")]
+    assert imported(module) == [(2, "firmware.run")]

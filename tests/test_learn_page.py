@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from tidetower.firmware.devices import TowerState
 from tidetower.firmware.tower import Tower, sim_config
-from tidetower.mqtt.display import DisplayServer
+from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.runtime import table_link
 from tidetower.vision.numerals.teach import parse_labels

@@ -13,8 +13,8 @@ from mqtt_fixtures import Listener, Mosquitto
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
-from tidetower.mqtt.ledbar import LedbarNode, TerminalRenderer, WledRenderer
-from tidetower.mqtt.ledstrip import Span, animation, bar_frame, marker_led, pixels
+from tidetower.mqtt.ledbar.node import LedbarNode, TerminalRenderer, WledRenderer
+from tidetower.mqtt.ledbar.strip import Span, animation, bar_frame, marker_led, pixels
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.publisher import TablePublisher
 

@@ -19,7 +19,7 @@ from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.broker import BrokerStartError, EmbeddedBroker
-from tidetower.mqtt.ledbar import LedbarNode, TerminalRenderer
+from tidetower.mqtt.ledbar.node import LedbarNode, TerminalRenderer
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.runtime import table_link
 from tidetower.mqtt.settings import MqttSettings

@@ -28,7 +28,7 @@ from tidetower.engine.rules import RollContext
 from tidetower.engine.session import SessionState, declare, new_session, record_roll
 from tidetower.engine.systems import get_system
 from tidetower.engine.table import Table
-from tidetower.mqtt.display import DisplayServer
+from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.payloads import OddsBody, SessionPayload
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.topics import Topics

@@ -21,11 +21,11 @@ from pydantic import ValidationError
 
 from tidetower.engine.rules import BarState, Motion
 from tidetower.mqtt.client import BrokerClient, Message
-from tidetower.mqtt.ledstrip import Frame, animation, pixels, wled_state
+from tidetower.mqtt.ledbar.strip import Frame, animation, pixels, wled_state
+from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import broker_options, node_settings
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.settings import MqttSettings
-from tidetower.mqtt.terminal_bar import render_bar
 from tidetower.mqtt.topics import Topics
 
 log = logging.getLogger(__name__)
