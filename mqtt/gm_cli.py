@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from tidetower.mqtt.client import BrokerClient, Message
-from tidetower.mqtt.options import broker_options, node_settings
+from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.topics import Topics
 
 COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "reread", "rethrow")
@@ -55,13 +55,7 @@ def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> dict[
 @click.command("gm")
 @click.argument("command", type=click.Choice(COMMANDS))
 @click.argument("fields", nargs=-1)
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="tower config (TOML); its [mqtt] section is used",
-)
-@broker_options
+@node_options
 @click.option("--timeout", default=5.0, show_default=True, help="Seconds to wait for the reply.")
 def gm_command(
     command: str,

@@ -1,4 +1,5 @@
-"""`--broker HOST:PORT` and `--table NAME`, the same on every command that talks to a broker."""
+"""`--broker HOST:PORT` and `--table NAME` (and a node's `--config`), the same on every command
+that talks to a broker."""
 
 from __future__ import annotations
 
@@ -21,6 +22,17 @@ def broker_options(command: F) -> F:
     return click.option("--broker", metavar="HOST:PORT", help="MQTT broker (overrides the config)")(
         command
     )
+
+
+def node_options(command: F) -> F:
+    """Add a node's `--config` (its [mqtt] section is used) and the broker options."""
+    command = broker_options(command)
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="tower config (TOML); its [mqtt] section is used",
+    )(command)
 
 
 def apply_broker_options(

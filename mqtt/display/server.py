@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from tidetower.mqtt.options import broker_options, node_settings
+from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings
 
 PAGE_DIR = Path(__file__).resolve().parent
@@ -106,13 +106,7 @@ def export_page(folder: Path) -> Path:
 
 
 @click.command("display")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="tower config (TOML); its [mqtt] section is used",
-)
-@broker_options
+@node_options
 @click.option("--ws-url", help="MQTT-over-WebSockets URL the page connects to")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="address to serve on")
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))

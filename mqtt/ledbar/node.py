@@ -23,7 +23,7 @@ from tidetower.engine.rules import BarState, Motion
 from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.ledbar.strip import Frame, animation, pixels, wled_state
 from tidetower.mqtt.ledbar.terminal import render_bar
-from tidetower.mqtt.options import broker_options, node_settings
+from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
@@ -209,13 +209,7 @@ def _renderers(
 
 
 @click.command("ledbar")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="tower config (TOML); its [mqtt] section is used",
-)
-@broker_options
+@node_options
 @click.option("--wled", metavar="TOPIC", help="WLED's MQTT device topic, e.g. wled/tide")
 @click.option("--neopixel", is_flag=True, help="drive a WS2812 strip on this Pi's GPIO")
 @click.option("--terminal", is_flag=True, help="draw the bar here too (the default output)")
