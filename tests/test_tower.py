@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -374,16 +374,19 @@ def test_the_tower_reads_with_the_configured_reader(tmp_path: Path, factory: Moc
     assert reading.dice == () and len(reading.unreadable) >= len(tray.dice) - 1
 
 
-def test_a_die_the_gm_enters_is_kept_as_a_labelled_example(
-    tmp_path: Path, factory: MockFactory
-) -> None:
-    empty, cut, truth = _half_out_of_frame()
-    source = Frames(*[empty] * 3, *[cut] * 10)
-    corrections = Corrections(tmp_path / "corrections")
+def _dropped_on(
+    tray: np.ndarray,
+    empty: np.ndarray,
+    reader: Callable[[np.ndarray], Reading],
+    corrections: Corrections,
+    tmp_path: Path,
+    factory: MockFactory,
+) -> ReadLoop:
+    """A loop over an empty tray, then dice dropped through the beam that settle as `tray`."""
     loop = ReadLoop(
-        source,
+        Frames(*[empty] * 3, *[tray] * 10),
         Table(tmp_path / "s.db"),
-        read_dice,
+        reader,
         TowerDevices(SIM_PINS, pin_factory=factory),
         SettleWatch(),
         corrections=corrections,
@@ -393,6 +396,15 @@ def test_a_die_the_gm_enters_is_kept_as_a_labelled_example(
     loop.step()
     factory.pin(BEAM).drive_high()
     _steps(loop, 10)
+    return loop
+
+
+def test_a_die_the_gm_enters_is_kept_as_a_labelled_example(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    empty, cut, truth = _half_out_of_frame()
+    corrections = Corrections(tmp_path / "corrections")
+    loop = _dropped_on(cut, empty, read_dice, corrections, tmp_path, factory)
     assert loop.state is TowerState.NEEDS_ATTENTION and len(corrections) == 0
     loop.enter_die(0, "d6", truth[0])
     record = loop.table.state.history[0]
@@ -416,19 +428,7 @@ def test_a_correction_keeps_what_the_camera_read_before_any_die_was_entered(
     def reader(frame: np.ndarray) -> Reading:
         return Reading((), asked) if frame is tray else Reading()
 
-    loop = ReadLoop(
-        Frames(*[empty] * 3, *[tray] * 10),
-        Table(tmp_path / "s.db"),
-        reader,
-        TowerDevices(SIM_PINS, pin_factory=factory),
-        SettleWatch(),
-        corrections=corrections,
-    )
-    _steps(loop, 3)
-    factory.pin(BEAM).drive_low()
-    loop.step()
-    factory.pin(BEAM).drive_high()
-    _steps(loop, 10)
+    loop = _dropped_on(tray, empty, reader, corrections, tmp_path, factory)
     loop.enter_die(0, "d6", 3)
     loop.enter_die(0, "d6", 5)  # the GM answers both; the roll counts
     ((label),) = corrections.labels().values()
