@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vision_d6
 
 from tidetower.vision.d6 import nets

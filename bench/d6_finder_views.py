@@ -11,14 +11,11 @@ out of the fold (`python -m tidetower.vision.training.d6 --holdout F --only find
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import cv2
-import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import d6_face_views
+import numpy as np
 import vision_d6
 
 from tidetower.vision.d6.find import find_dice, heatmap, peaks
