@@ -19,15 +19,14 @@ from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
 from tidetower.engine.store import StoreError
 from tidetower.engine.systems import system_names
+from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
-from tidetower.firmware.devices import TowerState
 from tidetower.firmware.tower import Tower, sim_config
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import apply_broker_options, broker_options
 from tidetower.mqtt.runtime import table_link
 from tidetower.vision.calibrate import CalibrationError
-from tidetower.vision.reading import Reading
 from tidetower.vision.sources import FrameSourceError
 
 STATE_LINES = {

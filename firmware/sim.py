@@ -6,7 +6,7 @@ import numpy as np
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from tidetower.engine.rules import RollContext, RuleError, Side
-from tidetower.firmware.devices import TowerState
+from tidetower.engine.tray import TowerState
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.vision.sources.simulated import SimulatedSource
 from tidetower.vision.synth import SynthDie

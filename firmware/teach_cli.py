@@ -23,6 +23,7 @@ import click
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Reading
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.learn import learn_from_corrections, profile_home, rollback
@@ -34,7 +35,6 @@ from tidetower.vision.calibrate import CalibrationError, load_calibration
 from tidetower.vision.kinds import KINDS, face_text, face_values
 from tidetower.vision.numerals.teach import TeachError, TeachReport, teach
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import Reading
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError

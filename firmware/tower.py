@@ -10,16 +10,16 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from tidetower.engine.table import Table
+from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
 from tidetower.firmware.corrections import Corrections, CorrectionWatch
-from tidetower.firmware.devices import TowerDevices, TowerState
+from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.learn import Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.sim import BEAM_PIN, SimulatedTable
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.vision.calibrate import exposure_of, load_calibration
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import Reading
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource

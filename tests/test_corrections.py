@@ -12,8 +12,8 @@ import pytest
 from mqtt_fixtures import WAIT
 
 from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
 from tidetower.firmware.corrections import Corrections, by_hand
-from tidetower.firmware.devices import TowerState
 from tidetower.firmware.learn import (
     Learner,
     LearnStatus,
@@ -25,7 +25,6 @@ from tidetower.firmware.tower import Tower, sim_config
 from tidetower.vision.numerals.profile import load_profile
 from tidetower.vision.numerals.teach import TeachError, parse_labels
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import DieRead, Reading, Unreadable
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook

@@ -14,7 +14,7 @@ from gpiozero import Device
 from mqtt_fixtures import Mosquitto, free_port
 from playwright.sync_api import Page, expect
 
-from tidetower.firmware.devices import TowerState
+from tidetower.engine.tray import TowerState
 from tidetower.firmware.tower import Tower, sim_config
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.publisher import TablePublisher

@@ -17,13 +17,13 @@ from mqtt_fixtures import WAIT
 from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RuleError
 from tidetower.engine.table import Table
+from tidetower.engine.tray import Reading, TowerState, Unreadable
 from tidetower.firmware.corrections import Corrections
-from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices, TowerState
+from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.tower import SIM_PINS, Tower, sim_config
 from tidetower.vision.numerals.teach import parse_labels
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import Reading, Unreadable
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError, FrameTimeout, ThreadedSource
