@@ -27,7 +27,8 @@ from tidetower.engine.tray import Reading
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.learn import learn_from_corrections, profile_home, rollback
-from tidetower.firmware.tower import open_camera, sim_config
+from tidetower.firmware.sim import sim_config
+from tidetower.firmware.tower import open_camera
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.payloads import TeachPayload, TeachStep
 from tidetower.mqtt.teaching import TeachLink
