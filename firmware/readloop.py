@@ -13,7 +13,6 @@ import logging
 import queue
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,7 +27,7 @@ from tidetower.firmware.corrections import Corrections, entered
 from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.rolls import roll_of
 from tidetower.firmware.snapshots import Snapshots
-from tidetower.vision.settle import SettleWatch
+from tidetower.vision.settle import FrozenWatch, SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError
 
 Reader = Callable[[np.ndarray], Reading]
@@ -53,7 +52,7 @@ class LoopTiming:
 
 
 class ReadLoop:
-    """Drives one tower: call `step()` per frame, or `run()` until stopped."""
+    """Drives one tower: call `step()` once per frame."""
 
     def __init__(
         self,
@@ -88,7 +87,7 @@ class ReadLoop:
         self._recorded: str | None = None  # id of the roll this loop recorded last
         self._replacing: str | None = None  # a re-read after a result replaces this roll
         self._blocked_since: float | None = None
-        self._same_frames = (0, 0)  # (checksum, how many in a row)
+        self._frozen = FrozenWatch()
         self._wire_devices()
         self._enter(TowerState.IDLE)
 
@@ -189,10 +188,9 @@ class ReadLoop:
 
     def _advance(self, frame: np.ndarray) -> TowerState:
         """Move the state machine on with a new frame (under the loop's lock)."""
-        try:
-            self._check_frozen(frame)
-        except FrameSourceError as error:
-            self._camera_failed(str(error))
+        same = self._frozen.update(frame)
+        if same >= self.timing.frozen_frames:
+            self._camera_failed(f"the camera froze: {same} identical frames in a row")
             return self.state
         self._watch_sensor()
         if self.state is TowerState.ERROR:
@@ -201,22 +199,6 @@ class ReadLoop:
         moved = self.watch.update(frame)
         HANDLERS[self.state](self, frame, moved)
         return self.state
-
-    def run(self, rolls: int | None = None, stop: threading.Event | None = None) -> None:
-        """Step until `stop` is set or `rolls` more rolls have been recorded."""
-        target = len(self.table.state.history) + rolls if rolls is not None else None
-        while not (stop is not None and stop.is_set()):
-            self.step()
-            if target is not None and len(self.table.state.history) >= target:
-                return
-
-    def _check_frozen(self, frame: np.ndarray) -> None:
-        """Raise FrameSourceError when the camera keeps handing over the very same frame."""
-        checksum = zlib.crc32(np.ascontiguousarray(frame[::8, ::8]).tobytes())
-        same = self._same_frames[1] + 1 if checksum == self._same_frames[0] else 1
-        self._same_frames = (checksum, same)
-        if same >= self.timing.frozen_frames:
-            raise FrameSourceError(f"the camera froze: {same} identical frames in a row")
 
     def _watch_sensor(self) -> None:
         sensor = self.devices.drop_sensor
