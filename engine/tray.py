@@ -1,8 +1,8 @@
 """What lies in the tray and where the tower stands: the nouns every package shares.
 
 The camera makes a `Reading` (dice read, dice it could not read, dice set aside), the read
-loop is in a `TowerState` and, when it waits for the GM, holds an `Attention`; the rules,
-the wire and the firmware all take these same frozen types, so none is declared twice.
+loop is in a `TowerState` and, when it waits for the GM, holds an `Attention`; the camera,
+the read loop and the wire all take these same frozen types, so none is declared twice.
 """
 
 from __future__ import annotations

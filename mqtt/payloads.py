@@ -11,7 +11,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
-from tidetower.engine.tray import AttentionKind, TowerState
 
 SCHEMA_VERSION = 1
 
@@ -181,7 +180,7 @@ class UnreadableBody(BaseModel):
 class AttentionBody(BaseModel):
     """Why the tower waits for the GM, the dice it could not read and those it did."""
 
-    kind: AttentionKind
+    kind: tray.AttentionKind
     reason: str
     unreadable: list[UnreadableBody] = []
     dice: list[DieRead] = []
@@ -190,7 +189,7 @@ class AttentionBody(BaseModel):
 class TowerPayload(_Wire):
     """Retained `tower`: the read loop's state, why it needs attention, or its error."""
 
-    state: TowerState
+    state: tray.TowerState
     attention: AttentionBody | None = None
     error: str | None = None
 
