@@ -16,9 +16,9 @@ from pathlib import Path
 
 import cv2
 
+from tidetower.engine.tray import DieRead, Reading
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.learn import learn_from_corrections
-from tidetower.vision.reading import DieRead, Reading
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook

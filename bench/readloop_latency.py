@@ -17,14 +17,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tidetower.firmware.tower import Tower, sim_config
+from tidetower.firmware.sim import SimulatedTable, sim_config, simulated_parts
+from tidetower.firmware.tower import Tower
 
 
 def measure(rolls: int, seed: int) -> list[float]:
     """Milliseconds from settled frame to stored outcome, one per roll."""
     folder = Path(tempfile.mkdtemp(prefix="tidetower-bench-"))
     latencies: list[float] = []
-    with Tower(sim_config(folder / "session.db"), sim_seed=seed) as tower:
+    config = sim_config(folder / "session.db")
+    with Tower(config, simulated_parts(config, seed)) as tower:
+        sim = tower.extras
+        assert isinstance(sim, SimulatedTable)
         reader = tower.loop.reader
         started: list[float] = []
 
@@ -36,10 +40,9 @@ def measure(rolls: int, seed: int) -> list[float]:
         fixes = [0]
 
         def done(_record: object, _reading: object) -> None:
-            assert tower.sim is not None
-            if tower.sim.gm_fixes == fixes[0]:  # rolls the GM finished by hand are not timed
+            if sim.gm_fixes == fixes[0]:  # rolls the GM finished by hand are not timed
                 latencies.append((time.perf_counter() - started[-1]) * 1e3)
-            fixes[0] = tower.sim.gm_fixes
+            fixes[0] = sim.gm_fixes
 
         tower.loop.on_roll.append(done)
         while len(latencies) < rolls:

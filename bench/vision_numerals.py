@@ -26,13 +26,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Reading
 from tidetower.vision.calibrate import find_tray
 from tidetower.vision.d6.nets import load_session
 from tidetower.vision.kinds import face_values
 from tidetower.vision.numerals.nets import MODEL, NUMERAL_KINDS
 from tidetower.vision.numerals.teach import teach
 from tidetower.vision.read import load_image, read_dice
-from tidetower.vision.reading import Reading
 from tidetower.vision.score import HEADER, Label, Tally, is_right, load_labels, match, score
 from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, TraySpec, render_tray

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import cv2
 
+from tidetower.engine.tray import Reading
 from tidetower.vision.read import load_image, read_dice
-from tidetower.vision.reading import Reading
 from tidetower.vision.score import HEADER, Label, Tally, load_labels, score
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray

@@ -23,7 +23,7 @@ def _camera_config(config_path: Path | None, sim: bool) -> TowerConfig:
     if config_path is None and not sim:
         raise click.UsageError("give --config PATH, or --sim to calibrate the simulated camera")
     if config_path is None:
-        from tidetower.firmware.tower import sim_config
+        from tidetower.firmware.sim import sim_config
 
         return sim_config(None)
     try:

@@ -1,5 +1,6 @@
 """The GM's corrections kept as labelled examples: each frame the tower could not finish
-reading, with the faces that counted in the end, in the labels format `tidetower teach` reads.
+reading, with the faces that counted in the end, in the labels format `tidetower teach` reads;
+and the GM finishing such a reading, die by die.
 
 `tidetower teach PROFILE --labels FOLDER/labels.json FOLDER/*.png` learns from them.
 """
@@ -18,8 +19,10 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tidetower.engine.rules import RuleError
 from tidetower.engine.store import OutboxEvent
-from tidetower.vision.reading import DieRead, Reading
+from tidetower.engine.tray import Attention, DieRead, Reading
+from tidetower.firmware.rolls import entered_face
 
 LABELS = "labels.json"
 log = logging.getLogger(__name__)
@@ -73,6 +76,18 @@ class Corrections:
         for listener in self.on_kept:
             listener()
 
+    def keep_or_warn(self, roll_id: str, frame: np.ndarray, read: Reading, final: Reading) -> None:
+        """Keep a correction; a full disk is no reason to stop the tower, so failing warns."""
+        try:
+            self.keep_correction(roll_id, frame, read, final)
+        except OSError as error:
+            log.warning("could not keep the GM's correction: %s", error)
+
+    def keep_finished(self, roll_id: str, frame: np.ndarray | None, finished: Attention) -> None:
+        """Keep a reading the GM finished (see `entered`) with the frame it was read from."""
+        if frame is not None and finished.camera is not None and finished.reading is not None:
+            self.keep_or_warn(roll_id, frame, finished.camera, finished.reading)
+
     def _pruned(self, labels: dict[str, Any]) -> dict[str, Any]:
         """Drop the oldest examples beyond `keep` (labels keep their order of arrival)."""
         names = list(labels)
@@ -91,6 +106,24 @@ class Corrections:
         part = self.labels_path.with_suffix(".part")
         part.write_text(json.dumps(labels, indent=1), encoding="utf-8")
         os.replace(part, self.labels_path)
+
+
+def entered(pending: Attention | None, index: int, die: str, value: int) -> Attention:
+    """Return the pending reading with its unreadable die `index` entered by the GM as `die`
+    showing `value`, and the camera's own reading kept beside it; refuse, changing nothing,
+    when no reading waits or the die or the face does not exist."""
+    reading = pending.reading if pending is not None else None
+    if pending is None or reading is None:
+        raise RuleError("no reading is waiting for a die to be entered")
+    if not 0 <= index < len(reading.unreadable):
+        raise RuleError(
+            f"unreadable die {index} does not exist: there are {len(reading.unreadable)}"
+        )
+    value = entered_face(die, value)  # refuse an impossible face before changing anything
+    typed = DieRead(die, value, reading.unreadable[index].box, 1.0)
+    rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
+    completed = Reading((*reading.dice, typed), rest, reading.ms)
+    return replace(pending, reading=completed, camera=pending.camera or reading)
 
 
 def by_hand(read: Reading, dice: Sequence[tuple[str, int]]) -> Reading | None:
@@ -140,7 +173,7 @@ class CorrectionWatch:
                 (roll_id, frame, reading) if frame is not None else None,
             )
         if undone is not None and by_reread and _faces(undone[2]) != _faces(reading):
-            self._keep(roll_id, undone[1], undone[2], reading)
+            self.corrections.keep_or_warn(roll_id, undone[1], undone[2], reading)
 
     def table_event(self, event: OutboxEvent) -> None:
         """Follow the table: an undo of the camera's last roll, then a throw entered by hand."""
@@ -164,13 +197,7 @@ class CorrectionWatch:
         if final is None:
             log.info("corrections: %s entered by hand does not say which die is which", roll_id)
         elif _faces(final) != _faces(undone[2]):
-            self._keep(roll_id, undone[1], undone[2], final)
-
-    def _keep(self, roll_id: str, frame: np.ndarray, read: Reading, final: Reading) -> None:
-        try:
-            self.corrections.keep_correction(roll_id, frame, read, final)
-        except OSError as error:
-            log.warning("could not keep the GM's correction: %s", error)
+            self.corrections.keep_or_warn(roll_id, undone[1], undone[2], final)
 
 
 def _faces(reading: Reading) -> list[tuple[str, int]]:

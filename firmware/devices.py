@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import StrEnum
 from typing import Any
 
 from gpiozero import PWMLED, RGBLED, AngularServo, Button, DigitalInputDevice
 from gpiozero.pins import Factory
 
+from tidetower.engine.tray import TowerState
 from tidetower.firmware.config import PinsConfig
-
-
-class TowerState(StrEnum):
-    """Where the read loop is; the status LED shows each one differently."""
-
-    IDLE = "idle"
-    ROLLING = "rolling"
-    SETTLING = "settling"
-    READING = "reading"
-    RESULT = "result"
-    WAITING_FOR_CLEAR = "waiting-for-clear"
-    NEEDS_ATTENTION = "needs-attention"
-    ERROR = "error"
-
 
 RGB = tuple[float, float, float]
 # state -> (colour, blink on/off seconds or None for steady); see docs/firmware.md

@@ -13,23 +13,21 @@ import logging
 import queue
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import RollRecord, RuleError, Side
 from tidetower.engine.table import Table
+from tidetower.engine.tray import Attention, AttentionKind, Reading, TowerState
 from tidetower.firmware.config import CameraConfig, LoopConfig
-from tidetower.firmware.corrections import Corrections
-from tidetower.firmware.devices import TowerDevices, TowerState
-from tidetower.firmware.rolls import entered_face, roll_of
+from tidetower.firmware.corrections import Corrections, entered
+from tidetower.firmware.devices import TowerDevices
+from tidetower.firmware.rolls import roll_of
 from tidetower.firmware.snapshots import Snapshots
-from tidetower.vision.reading import DieRead, Reading
-from tidetower.vision.settle import SettleWatch
+from tidetower.vision.settle import FrozenWatch, SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError
 
 Reader = Callable[[np.ndarray], Reading]
@@ -53,21 +51,8 @@ class LoopTiming:
     """Byte-identical frames in a row that mean the camera froze (real sensors are noisy)."""
 
 
-@dataclass(frozen=True)
-class Attention:
-    """Why the tower waits for the GM, and the reading it could not finish."""
-
-    kind: Literal["unreadable", "blocked", "unsettled", "refused"]
-    reason: str
-    reading: Reading | None = None
-    frame: np.ndarray | None = None
-    """The settled frame the reading came from: kept with the GM's correction."""
-    camera: Reading | None = None
-    """The reading as the camera made it, before the GM entered any die (None: `reading`)."""
-
-
 class ReadLoop:
-    """Drives one tower: call `step()` per frame, or `run()` until stopped."""
+    """Drives one tower: call `step()` once per frame."""
 
     def __init__(
         self,
@@ -87,6 +72,7 @@ class ReadLoop:
         self.clock = clock or getattr(source, "clock", None) or time.monotonic
         self.state = TowerState.IDLE
         self.attention: Attention | None = None
+        self._attention_frame: np.ndarray | None = None
         self.error: str | None = None
         self.on_roll: list[Callable[[RollRecord, Reading], None]] = []
         self.on_state: list[Callable[[TowerState], None]] = []
@@ -101,7 +87,7 @@ class ReadLoop:
         self._recorded: str | None = None  # id of the roll this loop recorded last
         self._replacing: str | None = None  # a re-read after a result replaces this roll
         self._blocked_since: float | None = None
-        self._same_frames = (0, 0)  # (checksum, how many in a row)
+        self._frozen = FrozenWatch()
         self._wire_devices()
         self._enter(TowerState.IDLE)
 
@@ -152,43 +138,18 @@ class ReadLoop:
             self._enter(TowerState.WAITING_FOR_CLEAR)
 
     def enter_die(self, index: int, die: str, value: int) -> None:
-        """The GM says what unreadable die `index` shows; when none is left the roll counts."""
+        """The GM says what unreadable die `index` shows; when none is left the roll counts
+        and is kept, with the frame it was read from, as a correction."""
         with self._lock:
-            self._enter_die(index, die, value)
-
-    def _enter_die(self, index: int, die: str, value: int) -> None:
-        pending = self.state is TowerState.NEEDS_ATTENTION and self.attention is not None
-        if not pending or self.attention is None or self.attention.reading is None:
-            raise RuleError("no reading is waiting for a die to be entered")
-        reading = self.attention.reading
-        if not 0 <= index < len(reading.unreadable):
-            raise RuleError(
-                f"unreadable die {index} does not exist: there are {len(reading.unreadable)}"
-            )
-        value = entered_face(die, value)  # refuse an impossible face before changing anything
-        entered = DieRead(die, value, reading.unreadable[index].box, 1.0)
-        rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
-        completed = Reading((*reading.dice, entered), rest, reading.ms)
-        first = self.attention
-        camera = first.camera or reading
-        self.attention = dataclasses.replace(first, reading=completed, camera=camera)
-        if not rest:
-            self._record(completed)
-            if self.state is TowerState.RESULT:
-                self._keep_correction(first, completed)
-        else:
-            self._enter(TowerState.NEEDS_ATTENTION)  # tell the displays what is left
-
-    def _keep_correction(self, attention: Attention, final: Reading) -> None:
-        """Keep the frame and the faces the GM settled, to learn from; a full disk is no
-        reason to stop the tower."""
-        first = attention.camera or attention.reading
-        if self.corrections is None or attention.frame is None or first is None:
-            return
-        try:
-            self.corrections.keep_correction(str(self._recorded), attention.frame, first, final)
-        except OSError as error:
-            log.warning("could not keep the GM's correction: %s", error)
+            pending = self.attention if self.state is TowerState.NEEDS_ATTENTION else None
+            self.attention = attention = entered(pending, index, die, value)
+            if attention.reading is None or attention.reading.unreadable:
+                self._enter(TowerState.NEEDS_ATTENTION)  # tell the displays what is left
+                return
+            frame = self._attention_frame
+            self._record(attention.reading)
+            if self.state is TowerState.RESULT and self.corrections is not None:
+                self.corrections.keep_finished(str(self._recorded), frame, attention)
 
     def _run_command(self, command: Callable[[], None]) -> None:
         """A queued button press: refusals change nothing; no failure stops the tower."""
@@ -227,10 +188,9 @@ class ReadLoop:
 
     def _advance(self, frame: np.ndarray) -> TowerState:
         """Move the state machine on with a new frame (under the loop's lock)."""
-        try:
-            self._check_frozen(frame)
-        except FrameSourceError as error:
-            self._camera_failed(str(error))
+        same = self._frozen.update(frame)
+        if same >= self.timing.frozen_frames:
+            self._camera_failed(f"the camera froze: {same} identical frames in a row")
             return self.state
         self._watch_sensor()
         if self.state is TowerState.ERROR:
@@ -239,22 +199,6 @@ class ReadLoop:
         moved = self.watch.update(frame)
         HANDLERS[self.state](self, frame, moved)
         return self.state
-
-    def run(self, rolls: int | None = None, stop: threading.Event | None = None) -> None:
-        """Step until `stop` is set or `rolls` more rolls have been recorded."""
-        target = len(self.table.state.history) + rolls if rolls is not None else None
-        while not (stop is not None and stop.is_set()):
-            self.step()
-            if target is not None and len(self.table.state.history) >= target:
-                return
-
-    def _check_frozen(self, frame: np.ndarray) -> None:
-        """Raise FrameSourceError when the camera keeps handing over the very same frame."""
-        checksum = zlib.crc32(np.ascontiguousarray(frame[::8, ::8]).tobytes())
-        same = self._same_frames[1] + 1 if checksum == self._same_frames[0] else 1
-        self._same_frames = (checksum, same)
-        if same >= self.timing.frozen_frames:
-            raise FrameSourceError(f"the camera froze: {same} identical frames in a row")
 
     def _watch_sensor(self) -> None:
         sensor = self.devices.drop_sensor
@@ -369,12 +313,10 @@ class ReadLoop:
         return record
 
     def _needs_attention(
-        self,
-        kind: Literal["unreadable", "blocked", "unsettled", "refused"],
-        reason: str,
-        reading: Reading | None = None,
+        self, kind: AttentionKind, reason: str, reading: Reading | None = None
     ) -> None:
-        self.attention = Attention(kind, reason, reading, self._frame)
+        self.attention = Attention(kind, reason, reading)
+        self._attention_frame = self._frame  # the frame the GM's correction is kept with
         self._enter(TowerState.NEEDS_ATTENTION)
 
     def _result(self, frame: np.ndarray, moved: bool) -> None:

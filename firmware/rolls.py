@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tidetower.engine.dice import Die, DieError, DieKind, Roll
+from tidetower.engine.tray import Reading
 from tidetower.vision.kinds import check_face
-from tidetower.vision.reading import Reading
 
 
 def entered_face(die: str, value: int) -> int:

@@ -19,15 +19,15 @@ from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
 from tidetower.engine.store import StoreError
 from tidetower.engine.systems import system_names
+from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
-from tidetower.firmware.devices import TowerState
-from tidetower.firmware.tower import Tower, sim_config
+from tidetower.firmware.sim import sim_config, simulated_parts
+from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import apply_broker_options, broker_options
 from tidetower.mqtt.runtime import table_link
 from tidetower.vision.calibrate import CalibrationError
-from tidetower.vision.reading import Reading
 from tidetower.vision.sources import FrameSourceError
 
 STATE_LINES = {
@@ -96,10 +96,20 @@ def _load(
     return config
 
 
+def tower_parts(config: TowerConfig, sim_seed: int | None) -> TowerParts:
+    """`--sim` (a seed) puts the tower on mock pins; a config naming the simulated camera
+    brings the people who throw into it, on the Pi's own pins without `--sim`."""
+    if sim_seed is not None:
+        return simulated_parts(config, sim_seed)
+    if config.camera.source == "simulated":
+        return simulated_parts(config, 0, mock_pins=False)
+    return real_parts(config)
+
+
 def _start(config: TowerConfig, sim_seed: int | None) -> Tower:
     """The tower, or a one-line error saying which part would not start."""
     try:
-        return Tower(config, sim_seed=sim_seed)
+        return Tower(config, tower_parts(config, sim_seed))
     except (StoreError, FrameSourceError, CalibrationError, BadPinFactory, ValueError) as error:
         raise click.ClickException(f"the tower cannot start: {error}") from None
 
@@ -114,7 +124,7 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         link = table_link(tower.table, config.mqtt, controls=tower.loop, learner=tower.learner)
         publisher = link.__enter__()
     except BrokerStartError as error:
-        if tower.sim is None:
+        if config.camera.source != "simulated":  # a simulated tower carries on without it
             raise click.ClickException(f"MQTT: {error}") from None
         click.echo(f"MQTT off: {error} (use --broker HOST:PORT or --no-mqtt)", err=True)
         yield

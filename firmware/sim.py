@@ -1,29 +1,74 @@
-"""The simulated table: a GM who declares rolls, players who throw and clear the tray."""
+"""The tower on simulated parts: mock pins, the simulated camera over its tray, and the
+people at the table: a GM who declares rolls, players who throw and clear the tray."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+from typing import Any
+
 import numpy as np
-from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
 from tidetower.engine.rules import RollContext, RuleError, Side
-from tidetower.firmware.devices import TowerState
+from tidetower.engine.tray import TowerState
+from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
 from tidetower.firmware.readloop import ReadLoop
+from tidetower.firmware.tower import TowerParts, real_parts
+from tidetower.vision.settings import Calibration
 from tidetower.vision.sources.simulated import SimulatedSource
 from tidetower.vision.synth import SynthDie
 
-BEAM_PIN = 17
+SIM_PINS = PinsConfig(
+    drop_sensor=17,
+    tray_light=27,
+    status_red=5,
+    status_green=6,
+    status_blue=13,
+    button_side_a=20,
+    button_side_b=21,
+    button_link=16,
+    button_undo=19,
+    button_reread=26,
+)
+
+
+def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
+    """A tower with every part simulated, its session in `store` or a fresh temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="tidetower-sim-")) if store is None else store.parent
+    settings: dict[str, Any] = {}
+    if system == "tide":
+        settings = {"weight_a": 8, "weight_b": 8, "size": "skirmish"}
+    table = TableConfig(
+        name="sim",
+        system=system,
+        settings=settings,
+        store=store or folder / "session.db",
+        snapshots=folder / "snapshots",
+        snapshots_keep=50,
+        corrections=folder / "corrections",
+    )
+    return TowerConfig(
+        table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()
+    )
+
+
+def simulated_parts(config: TowerConfig, seed: int, mock_pins: bool = True) -> TowerParts:
+    """The config's tower on mock pins (or the Pi's own, without `mock_pins`); its simulated
+    camera comes with the people who throw into it, any other camera is used as it is."""
+    factory = MockFactory(pin_class=MockPWMPin) if mock_pins else None
+    if config.camera.source != "simulated":
+        return real_parts(config, factory)
+    camera = SimulatedSource(seed)
+    calibration = Calibration(background=camera.empty)
+    return TowerParts(camera, calibration, factory, lambda loop: SimulatedTable(loop, camera, seed))
 
 
 class SimulatedTable:
     """Plays the people at the table, one decision whenever the simulated tray is idle."""
 
     def __init__(
-        self,
-        loop: ReadLoop,
-        source: SimulatedSource,
-        seed: int,
-        factory: MockFactory | None,
-        hand_chance: float = 0.2,
+        self, loop: ReadLoop, source: SimulatedSource, seed: int, hand_chance: float = 0.2
     ) -> None:
         self.loop, self.source, self.table = loop, source, loop.table
         self.rng = np.random.default_rng(seed + 1)
@@ -38,9 +83,11 @@ class SimulatedTable:
         self._opening: str | None = None
         self._pool = 3  # the d6-pool rating declared for the next throw
         self._beam: MockPin | None = None
-        if factory is not None and loop.devices.drop_sensor is not None:
-            self._beam = factory.pin(BEAM_PIN)
+        sensor = loop.devices.drop_sensor
+        if sensor is not None and isinstance(sensor.pin, MockPin):  # on the Pi's pins: no beam
+            self._beam = sensor.pin
             source.on_drop = self._break_beam
+        loop.on_roll.append(lambda record, _reading: self.note_roll(record.id))
 
     def _break_beam(self, broken: bool) -> None:
         assert self._beam is not None

@@ -23,10 +23,12 @@ import click
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Reading
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.learn import learn_from_corrections, profile_home, rollback
-from tidetower.firmware.tower import open_camera, sim_config
+from tidetower.firmware.sim import sim_config
+from tidetower.firmware.tower import open_camera
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.payloads import TeachPayload, TeachStep
 from tidetower.mqtt.teaching import TeachLink
@@ -34,7 +36,6 @@ from tidetower.vision.calibrate import CalibrationError, load_calibration
 from tidetower.vision.kinds import KINDS, face_text, face_values
 from tidetower.vision.numerals.teach import TeachError, TeachReport, teach
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import Reading
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError

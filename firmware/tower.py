@@ -1,65 +1,65 @@
-"""The tower put together: config → table → devices → camera → reader → read loop."""
+"""The tower put together from its config and its parts: the camera and its calibration,
+the pins, and anything acting beside the loop; `real_parts` gives a Pi's (firmware/sim.py
+gives simulated ones)."""
 
 from __future__ import annotations
 
-import tempfile
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins import Factory
 
 from tidetower.engine.table import Table
-from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
+from tidetower.engine.tray import Reading, TowerState
+from tidetower.firmware.config import CameraConfig, TowerConfig
 from tidetower.firmware.corrections import Corrections, CorrectionWatch
-from tidetower.firmware.devices import TowerDevices, TowerState
+from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.learn import Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
-from tidetower.firmware.sim import BEAM_PIN, SimulatedTable
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.vision.calibrate import exposure_of, load_calibration
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import Reading
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource
 from tidetower.vision.sources.simulated import SimulatedSource
 
-SIM_PINS = PinsConfig(
-    drop_sensor=BEAM_PIN,
-    tray_light=27,
-    status_red=5,
-    status_green=6,
-    status_blue=13,
-    button_side_a=20,
-    button_side_b=21,
-    button_link=16,
-    button_undo=19,
-    button_reread=26,
-)
+
+class StepHook(Protocol):
+    """Something acting beside the read loop, given its turn before each frame."""
+
+    def before_step(self) -> None: ...
 
 
-def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
-    """A tower with every part simulated, its session in `store` or a fresh temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="tidetower-sim-")) if store is None else store.parent
-    settings: dict[str, Any] = {}
-    if system == "tide":
-        settings = {"weight_a": 8, "weight_b": 8, "size": "skirmish"}
-    table = TableConfig(
-        name="sim",
-        system=system,
-        settings=settings,
-        store=store or folder / "session.db",
-        snapshots=folder / "snapshots",
-        snapshots_keep=50,
-        corrections=folder / "corrections",
-    )
-    return TowerConfig(
-        table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()
-    )
+@dataclass(frozen=True)
+class TowerParts:
+    """What a tower is built from beside its config; once given, the tower closes them."""
+
+    camera: FrameSource
+    calibration: Calibration | None
+    """The empty tray, to tell dice from it; None: read without one."""
+    pin_factory: Factory | None = None
+    """gpiozero's pins for the devices; None is gpiozero's default (the Pi's own)."""
+    extras: Callable[[ReadLoop], StepHook] | None = None
+    """Built beside the read loop once it exists (the simulated people at the table)."""
 
 
-def open_camera(camera: CameraConfig, seed: int) -> FrameSource:
+def real_parts(config: TowerConfig, pin_factory: Factory | None = None) -> TowerParts:
+    """The parts the config names: its camera and the calibration `tidetower calibrate`
+    stored, on gpiozero's default pins unless given others."""
+    folder = config.camera.calibration
+    camera = open_camera(config.camera)
+    try:
+        calibration = load_calibration(folder) if folder is not None else None
+    except BaseException:
+        camera.close()
+        raise
+    return TowerParts(camera, calibration, pin_factory)
+
+
+def open_camera(camera: CameraConfig, seed: int = 0) -> FrameSource:
     """The frame source the config names; picamera2 is imported only when chosen."""
     if camera.source == "simulated":
         return SimulatedSource(seed)
@@ -93,22 +93,19 @@ def _locked_exposure(calibration: Path | None) -> dict[str, Any]:
 
 
 class Tower:
-    """One running tower; each init_* step builds one part (the store last, so a bad camera
-    or pin config leaves no session behind)."""
+    """One running tower; each init_* step builds one part (the store last, so a bad pin
+    config leaves no session behind)."""
 
-    def __init__(self, config: TowerConfig, sim_seed: int | None = None) -> None:
-        self.config = config
-        self.sim_seed = sim_seed
-        self.factory: MockFactory | None = None
-        self._opened: list[Any] = []  # closed in reverse if a later step fails
+    def __init__(self, config: TowerConfig, parts: TowerParts) -> None:
+        self.config, self.parts = config, parts
+        self.camera, self.calibration = parts.camera, parts.calibration
+        self._opened: list[Any] = [parts.camera]  # closed in reverse if a later step fails
         try:
-            self.camera = self._opened_part(self.init_camera())
-            self.calibration = self.init_calibration()
             self.devices = self._opened_part(self.init_devices())
             self.table = self._opened_part(self.init_table())
             self.loop = self.init_loop()
             self.learner = self.init_learner()
-            self.sim = self.init_simulation()
+            self.extras = self.init_extras()
         except BaseException:
             self._close_opened()
             raise
@@ -120,8 +117,8 @@ class Tower:
     def _close_opened(self) -> None:
         for part in reversed(self._opened):
             part.close()
-        if self.factory is not None:
-            self.factory.reset()  # mock pins are shared process-wide: leave none driven
+        if self.parts.pin_factory is not None:
+            self.parts.pin_factory.close()  # leave no pin driven, mock ones included
 
     def init_table(self) -> Table:
         """The table session, resumed from its store."""
@@ -129,21 +126,8 @@ class Tower:
         return Table(table.store, table.system, table.settings)
 
     def init_devices(self) -> TowerDevices:
-        """gpiozero devices; on mock pins when the tower is simulated."""
-        if self.sim_seed is not None:
-            self.factory = MockFactory(pin_class=MockPWMPin)
-        return TowerDevices(self.config.pins, pin_factory=self.factory)
-
-    def init_camera(self) -> FrameSource:
-        """The configured frame source."""
-        return open_camera(self.config.camera, self.sim_seed or 0)
-
-    def init_calibration(self) -> Calibration | None:
-        """The empty tray: from the simulated camera, or as `tidetower calibrate` stored it."""
-        if isinstance(self.camera, SimulatedSource):
-            return Calibration(background=self.camera.empty)
-        folder = self.config.camera.calibration
-        return load_calibration(folder) if folder is not None else None
+        """gpiozero devices on the parts' pins."""
+        return TowerDevices(self.config.pins, pin_factory=self.parts.pin_factory)
 
     def read(self, frame: Any) -> Reading:
         """Read one settled frame with this tower's calibration and reader settings."""
@@ -191,18 +175,14 @@ class Tower:
         reader = self.config.camera.reader
         self.config.camera.reader = replace(reader, profile=str(profile))
 
-    def init_simulation(self) -> SimulatedTable | None:
-        """The simulated people at the table, when the tower is simulated."""
-        if not isinstance(self.camera, SimulatedSource):
-            return None
-        sim = SimulatedTable(self.loop, self.camera, self.sim_seed or 0, self.factory)
-        self.loop.on_roll.append(lambda record, _reading: sim.note_roll(record.id))
-        return sim
+    def init_extras(self) -> StepHook | None:
+        """Whatever the parts set beside the loop (the simulated people at the table)."""
+        return self.parts.extras(self.loop) if self.parts.extras is not None else None
 
     def step(self) -> None:
-        """One frame of the tower (and of the simulated table, if any)."""
-        if self.sim is not None:
-            self.sim.before_step()
+        """One frame of the tower, after the extras' turn (if any)."""
+        if self.extras is not None:
+            self.extras.before_step()
         self.loop.step()
 
     def close(self) -> None:

@@ -5,9 +5,12 @@ docs/mqtt.md shows an example of each. A change that breaks a reader bumps SCHEM
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
+
+from tidetower.engine import tray
 
 SCHEMA_VERSION = 1
 
@@ -109,6 +112,14 @@ class SessionPayload(_Wire):
     last_roll: RollEvent | None = Field(None, description="the latest result, for late joiners")
 
 
+def wire_named(camera: Mapping[str, Any]) -> dict[str, Any]:
+    """A die in the camera's JSON form (`tray.DieRead.to_dict()`, `tray.Unreadable.to_dict()`)
+    under the wire's names: the camera's `die` is the wire's `kind`."""
+    body = dict(camera)
+    body.setdefault("kind", body.pop("die", None))
+    return body
+
+
 class DieRead(BaseModel):
     """One die of a roll as read: kind, value, and the camera's confidence and box if any."""
 
@@ -116,6 +127,17 @@ class DieRead(BaseModel):
     value: int
     confidence: float | None = None
     box: list[float] | None = None
+
+    @classmethod
+    def seen(cls, die: tray.DieRead) -> DieRead:
+        """The die as the camera read it."""
+        return cls.from_reading(die.to_dict())
+
+    @classmethod
+    def from_reading(cls, item: Mapping[str, Any]) -> DieRead:
+        """A die of a reading in its JSON form (as a roll's record keeps it); other keys
+        (the reader's `check`) are left out."""
+        return cls.model_validate(wire_named(item))
 
 
 class OutcomeBody(BaseModel):
@@ -140,19 +162,6 @@ class RollEvent(_Wire):
     motions: list[MotionBody] = []
 
 
-TowerStateName = Literal[
-    "idle",
-    "rolling",
-    "settling",
-    "reading",
-    "result",
-    "waiting-for-clear",
-    "needs-attention",
-    "error",
-]
-AttentionKind = Literal["unreadable", "blocked", "unsettled", "refused"]
-
-
 class UnreadableBody(BaseModel):
     """A die the camera saw but could not read: its index for `cmd/die`, box and why."""
 
@@ -162,11 +171,16 @@ class UnreadableBody(BaseModel):
     kind: DieName | None = Field(None, description="its kind, when the camera is sure of it")
     faces: list[int] = Field([], description="the faces the camera hesitated between")
 
+    @classmethod
+    def seen(cls, index: int, die: tray.Unreadable) -> UnreadableBody:
+        """Unreadable die `index` of the camera's reading."""
+        return cls.model_validate({"index": index, **wire_named(die.to_dict())})
+
 
 class AttentionBody(BaseModel):
     """Why the tower waits for the GM, the dice it could not read and those it did."""
 
-    kind: AttentionKind
+    kind: tray.AttentionKind
     reason: str
     unreadable: list[UnreadableBody] = []
     dice: list[DieRead] = []
@@ -175,7 +189,7 @@ class AttentionBody(BaseModel):
 class TowerPayload(_Wire):
     """Retained `tower`: the read loop's state, why it needs attention, or its error."""
 
-    state: TowerStateName
+    state: tray.TowerState
     attention: AttentionBody | None = None
     error: str | None = None
 

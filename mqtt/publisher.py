@@ -35,7 +35,7 @@ from tidetower.mqtt.payloads import (
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload
-from tidetower.mqtt.views import Reading, roll_event, seen_event, session_payload, tide_payload
+from tidetower.mqtt.views import ReadingJson, roll_event, seen_event, session_payload, tide_payload
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class TablePublisher:
             learner=learner,
         )
         self._learn: LearnPayload | None = None  # the latest learning state, if any
-        self._readings: dict[str, Reading] = {}
+        self._readings: dict[str, ReadingJson] = {}
         # outbox seq -> (attempt, messages not yet acknowledged); an ack of an earlier
         # attempt (re-sent by paho after a reconnect) must not count for a later one
         self._inflight: dict[int, tuple[int, int]] = {}
@@ -117,7 +117,7 @@ class TablePublisher:
         self.stop()
 
     def record(
-        self, roll: Roll, reading: Reading | None = None, context: RollContext | None = None
+        self, roll: Roll, reading: ReadingJson | None = None, context: RollContext | None = None
     ) -> RollRecord:
         """Record a roll on the table, publishing the camera's reading (confidence, box) too."""
         with self.lock:
@@ -129,7 +129,7 @@ class TablePublisher:
                 self._readings.pop(roll_id, None)
             return self.table.record(roll, context, reading)
 
-    def roll_seen(self, reading: Reading) -> None:
+    def roll_seen(self, reading: ReadingJson) -> None:
         """Announce dice just seen (phase "new") and keep their reading for the result."""
         with self.lock:
             event = seen_event(self.table.state, reading)
@@ -187,7 +187,7 @@ class TablePublisher:
 
     # --- outbox ------------------------------------------------------------------------
 
-    def _keep_reading(self, roll_id: str, reading: Reading) -> None:
+    def _keep_reading(self, roll_id: str, reading: ReadingJson) -> None:
         self._readings[roll_id] = [dict(item) for item in reading]
         while len(self._readings) > 100:
             self._readings.pop(next(iter(self._readings)))

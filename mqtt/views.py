@@ -44,7 +44,8 @@ from tidetower.mqtt.payloads import (
 )
 
 HISTORY_LENGTH = 20
-Reading = Sequence[Mapping[str, Any]]
+ReadingJson = Sequence[Mapping[str, Any]]
+"""A reading's dice in their JSON form (`tray.DieRead.to_dict()`), as a roll's record keeps them."""
 
 
 def tide_payload(bar: Mapping[str, Any]) -> TidePayload:
@@ -192,7 +193,7 @@ BANDED_MODES = ("action", "group")
 
 
 def session_payload(
-    state: SessionState, readings: Mapping[str, Reading] | None = None
+    state: SessionState, readings: Mapping[str, ReadingJson] | None = None
 ) -> SessionPayload:
     """The retained `session`: system, sides, declared next roll, its odds, recent rolls."""
     bar = state.bar()
@@ -216,36 +217,26 @@ def session_payload(
     )
 
 
-def _last_roll(state: SessionState, readings: Mapping[str, Reading]) -> RollEvent | None:
+def _last_roll(state: SessionState, readings: Mapping[str, ReadingJson]) -> RollEvent | None:
     last = state.last
     if last is None:
         return None
     return roll_event(dump(last), "result", readings.get(last.id))
 
 
-def _reading_die(item: Mapping[str, Any]) -> DieRead:
-    """A die from the camera's reading (vision calls the kind `die`); other keys are left out."""
-    return DieRead(
-        kind=item.get("kind", item.get("die")),
-        value=item["value"],
-        confidence=item.get("confidence"),
-        box=item.get("box"),
-    )
-
-
-def dice_read(dice: Sequence[Mapping[str, Any]], reading: Reading | None) -> list[DieRead]:
+def dice_read(dice: Sequence[Mapping[str, Any]], reading: ReadingJson | None) -> list[DieRead]:
     """The record's dice, with confidence and box from the reading when it matches them."""
     read = [DieRead(kind=d["kind"], value=d["face"]) for d in dice]
     if reading is None or len(reading) != len(read):
         return read
-    seen = [_reading_die(item) for item in reading]
+    seen = [DieRead.from_reading(item) for item in reading]
     if [(d.kind, d.value) for d in seen] != [(d.kind, d.value) for d in read]:
         return read  # corrected by hand since: the camera's boxes no longer belong
     return seen
 
 
 def roll_event(
-    record: Mapping[str, Any], phase: Phase, reading: Reading | None = None
+    record: Mapping[str, Any], phase: Phase, reading: ReadingJson | None = None
 ) -> RollEvent:
     """A `roll` event (result or undone) from a dumped RollRecord."""
     outcome = record["outcome"]
@@ -264,7 +255,7 @@ def roll_event(
     )
 
 
-def seen_event(state: SessionState, reading: Reading) -> RollEvent:
+def seen_event(state: SessionState, reading: ReadingJson) -> RollEvent:
     """The `new` event for dice just seen, under the id the roll will be recorded with."""
     roll_id = f"{state.session_id}-{state.next_seq}"
     return RollEvent(
@@ -274,5 +265,5 @@ def seen_event(state: SessionState, reading: Reading) -> RollEvent:
         phase="new",
         system=state.system,
         context=dump(state.declared),
-        dice=[_reading_die(item) for item in reading],
+        dice=[DieRead.from_reading(item) for item in reading],
     )

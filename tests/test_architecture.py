@@ -1,6 +1,7 @@
-"""Imports point one way: engine and vision at the bottom, the wire above them, its nodes (the
-LED bar, the display) above the wire, the firmware on top. A module that imports one above
-it fails here, naming the line."""
+"""Imports point one way: the engine at the bottom (with `engine/tray.py`, the nouns every
+package shares), the camera side (vision) and the wire above it, the wire's nodes (the LED
+bar, the display) above the wire, the firmware on top. A module that imports one above it
+fails here, naming the line."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MAY_IMPORT = {
     "engine": {"engine"},
-    "vision": {"vision"},
+    "vision": {"vision", "engine"},
     "mqtt": {"mqtt", "engine"},
     "firmware": {"firmware", "mqtt", "engine", "vision"},
 }

@@ -12,8 +12,8 @@ import pytest
 from mqtt_fixtures import WAIT
 
 from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
 from tidetower.firmware.corrections import Corrections, by_hand
-from tidetower.firmware.devices import TowerState
 from tidetower.firmware.learn import (
     Learner,
     LearnStatus,
@@ -21,11 +21,11 @@ from tidetower.firmware.learn import (
     previous_of,
     rollback,
 )
-from tidetower.firmware.tower import Tower, sim_config
+from tidetower.firmware.sim import sim_config, simulated_parts
+from tidetower.firmware.tower import Tower
 from tidetower.vision.numerals.profile import load_profile
 from tidetower.vision.numerals.teach import TeachError, parse_labels
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import DieRead, Reading, Unreadable
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
@@ -137,7 +137,8 @@ def _labelled(tower: Tower, roll_id: str) -> list[tuple[str, int]]:
 
 
 def test_a_reread_that_changes_the_roll_is_kept_as_a_correction(tmp_path: Path) -> None:
-    with Tower(sim_config(tmp_path / "s.db"), sim_seed=41) as tower:
+    config = sim_config(tmp_path / "s.db")
+    with Tower(config, simulated_parts(config, 41)) as tower:
         _wrong_first(tower)
         _camera_roll(tower)
         misread = tower.table.state.history[-1]
@@ -151,7 +152,8 @@ def test_a_reread_that_changes_the_roll_is_kept_as_a_correction(tmp_path: Path) 
 
 
 def test_an_undo_then_the_throw_typed_in_is_kept_with_the_cameras_boxes(tmp_path: Path) -> None:
-    with Tower(sim_config(tmp_path / "s.db"), sim_seed=42) as tower:
+    config = sim_config(tmp_path / "s.db")
+    with Tower(config, simulated_parts(config, 42)) as tower:
         _wrong_first(tower)
         _camera_roll(tower)
         truth = sorted(("d6", d.value) for d in tower.camera.dice)

@@ -14,8 +14,9 @@ from gpiozero import Device
 from mqtt_fixtures import Mosquitto, free_port
 from playwright.sync_api import Page, expect
 
-from tidetower.firmware.devices import TowerState
-from tidetower.firmware.tower import Tower, sim_config
+from tidetower.engine.tray import TowerState
+from tidetower.firmware.sim import sim_config, simulated_parts
+from tidetower.firmware.tower import Tower
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.runtime import table_link
@@ -36,7 +37,7 @@ def tower(tmp_path: Path) -> Iterator[Tower]:
     config = sim_config(tmp_path / "session.db")
     # the reader trusts no numeral read it makes itself: every d20 needs the GM, until taught
     config.camera.reader = replace(config.camera.reader, numeral_min_confidence=1.01)
-    with Tower(config, sim_seed=31) as tower:
+    with Tower(config, simulated_parts(config, 31)) as tower:
         tower.camera.settings = replace(tower.camera.settings, look=GREEN_D20)
         yield tower
     Device.pin_factory = None

@@ -12,12 +12,10 @@ from typing import Any
 from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.table import Table
-from tidetower.firmware.devices import TowerState
-from tidetower.firmware.readloop import Attention
+from tidetower.engine.tray import Attention, DieRead, Reading, TowerState, Unreadable
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import attention_body
-from tidetower.vision.reading import DieRead, Reading, Unreadable
 
 # Two d6 read, three the camera could not read: what the loop holds in needs-attention.
 READING = Reading(

@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from tidetower.engine.table import Table
+from tidetower.engine.tray import TowerState
 from tidetower.firmware.cli import main
 from tidetower.firmware.config import PinsConfig
-from tidetower.firmware.devices import TowerDevices, TowerState
+from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.vision.calibrate import find_tray, load_calibration, save_calibration
 from tidetower.vision.read import read_dice

@@ -17,13 +17,14 @@ from mqtt_fixtures import WAIT
 from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RuleError
 from tidetower.engine.table import Table
+from tidetower.engine.tray import Reading, TowerState, Unreadable
 from tidetower.firmware.corrections import Corrections
-from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices, TowerState
+from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
-from tidetower.firmware.tower import SIM_PINS, Tower, sim_config
+from tidetower.firmware.sim import SIM_PINS, SimulatedTable, sim_config, simulated_parts
+from tidetower.firmware.tower import Tower
 from tidetower.vision.numerals.teach import parse_labels
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import Reading, Unreadable
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError, FrameTimeout, ThreadedSource
@@ -100,20 +101,26 @@ def test_a_hand_in_the_tray_is_no_roll(tmp_path: Path, factory: MockFactory) -> 
     assert loop.state is TowerState.IDLE
 
 
+def _people(tower: Tower) -> SimulatedTable:
+    """The simulated people at the tower's table."""
+    assert isinstance(tower.extras, SimulatedTable)
+    return tower.extras
+
+
 def _run_table(tmp_path: Path, seed: int, rolls: int, sensor: bool) -> Tower:
     config = sim_config(tmp_path / f"session-{seed}.db")
     if not sensor:
         config.pins.drop_sensor = None
-    tower = Tower(config, sim_seed=seed)
-    assert tower.sim is not None
-    tower.sim.hand_chance = 0.3
-    tower.sim.tiers, tower.sim.omen = ("d6",), False  # the read loop's own test: pip d6
+    tower = Tower(config, simulated_parts(config, seed))
+    sim = _people(tower)
+    sim.hand_chance = 0.3
+    sim.tiers, sim.omen = ("d6",), False  # the read loop's own test: pip d6
     reads: list[int] = []
     tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
     for _ in range(rolls * 80):
         tower.step()
         # Never more recorded rolls than throws: no phantom, no double read.
-        assert len(tower.table.state.history) <= len(tower.sim.thrown)
+        assert len(tower.table.state.history) <= len(sim.thrown)
         if len(reads) == rolls:
             break
     assert reads == list(range(1, rolls + 1))
@@ -124,15 +131,15 @@ def _run_table(tmp_path: Path, seed: int, rolls: int, sensor: bool) -> Tower:
 @pytest.mark.parametrize("sensor", [True, False], ids=["break-beam", "camera-motion-only"])
 def test_fifty_rolls_fifty_readings(tmp_path: Path, factory: MockFactory, sensor: bool) -> None:
     with _run_table(tmp_path, seed=11, rolls=50, sensor=sensor) as tower:
-        assert tower.sim is not None
+        sim = _people(tower)
         kept = sorted(p.stem for p in tower.config.table.snapshots.glob("*.jpg"))
         assert len(kept) == tower.config.table.snapshots_keep  # one per roll, oldest pruned
         assert tower.table.state.history[-1].id in kept
-        assert len(tower.sim.thrown) == 50
-        assert tower.sim.hands_in_empty_tray > 0
+        assert len(sim.thrown) == 50
+        assert sim.hands_in_empty_tray > 0
         right = sum(
             sorted(d.face for d in record.roll.dice) == sorted(d.value for d in thrown)
-            for record, thrown in zip(tower.table.state.history, tower.sim.thrown, strict=True)
+            for record, thrown in zip(tower.table.state.history, sim.thrown, strict=True)
         )
         assert right >= 48, f"only {right} of 50 rolls were read (or fixed by the GM) right"
 
@@ -368,7 +375,7 @@ def test_reread_after_hands_touched_the_tray_is_refused(
 def test_the_tower_reads_with_the_configured_reader(tmp_path: Path, factory: MockFactory) -> None:
     config = sim_config(tmp_path / "s.db")
     config.camera.reader = replace(config.camera.reader, min_confidence=1.01)  # trusts nothing
-    with Tower(config, sim_seed=5) as tower:
+    with Tower(config, simulated_parts(config, 5)) as tower:
         tray = render_tray(5)
         reading = tower.read(tray.image)
     assert reading.dice == () and len(reading.unreadable) >= len(tray.dice) - 1

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from pydantic import TypeAdapter, ValidationError
 
 from tidetower.engine.dice import DieError, DieKind
+from tidetower.engine.tray import DieRead, Reading
 from tidetower.firmware.cli import main
 from tidetower.firmware.rolls import entered_face, roll_of
 from tidetower.vision.colours import colour_name
@@ -22,7 +23,6 @@ from tidetower.vision.numerals.nets import CLASSES
 from tidetower.vision.numerals.profile import load_profile
 from tidetower.vision.numerals.teach import TeachError, teach
 from tidetower.vision.read import pinned, read_dice
-from tidetower.vision.reading import DieRead, Reading
 from tidetower.vision.score import Label, score
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, TraySpec, render_tray

@@ -7,11 +7,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from tidetower.engine.tray import DieRead, Unreadable
 from tidetower.vision.d6.decide import checked
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.pips import count_pips
 from tidetower.vision.read import read_dice
-from tidetower.vision.reading import DieRead, Unreadable
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.render import BODIES, INK_NAMES, INKS, SynthDie

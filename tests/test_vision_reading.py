@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tidetower.vision.reading import DieRead, Reading, Unreadable
+from tidetower.engine.tray import DieRead, Reading, Unreadable
 from tidetower.vision.score import (
     DEV_FOLDS,
     FOLDS,

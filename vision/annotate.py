@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Box, Reading
 from tidetower.vision.kinds import face_text
-from tidetower.vision.reading import Box, Reading
 
 READ_COLOUR = (40, 200, 40)
 """BGR green for dice read."""

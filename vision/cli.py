@@ -9,11 +9,11 @@ import click
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Reading
 from tidetower.vision.annotate import annotate
 from tidetower.vision.kinds import face_text
 from tidetower.vision.numerals.profile import ProfileError, load_profile
 from tidetower.vision.read import ImageError, load_image, read_dice
-from tidetower.vision.reading import Reading
 from tidetower.vision.settings import ReaderSettings
 
 

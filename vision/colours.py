@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tidetower.vision.reading import Box
+from tidetower.engine.tray import Box
 
 COLOURS = (
     "white",

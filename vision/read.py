@@ -8,12 +8,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import DieRead, Reading, SetAside
 from tidetower.vision.colours import body_colour, colour_name
 from tidetower.vision.d6.decide import Verdict, split, verdicts
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.numerals.decide import as_taught, judge_numeral, read_numerals
 from tidetower.vision.numerals.profile import load_profile
-from tidetower.vision.reading import DieRead, Reading, SetAside
 from tidetower.vision.settings import Calibration, ReaderSettings
 
 __all__ = ["Calibration", "ImageError", "ReaderSettings", "load_image", "read_dice"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tidetower.vision.reading import Box, DieRead, Reading, Unreadable
+from tidetower.engine.tray import Box, DieRead, Reading, Unreadable
 
 TEST_SHARE = 3
 """A photo is in the test split when sha256(file name) % 10 is below this (about 30 %)."""

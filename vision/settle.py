@@ -1,7 +1,9 @@
-"""Is the tray still changing, and is anything lying in it? Cheap checks run on every frame."""
+"""Is the tray still changing, is anything lying in it, has the camera frozen? Cheap checks
+run on every frame."""
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import cv2
@@ -67,3 +69,18 @@ class SettleWatch:
             return None
         fraction = changed_fraction(self.empty, preview(frame), self.settings.pixel_change)
         return fraction > self.settings.present_fraction
+
+
+class FrozenWatch:
+    """Counts byte-identical frames in a row: a still tray still flickers with sensor noise,
+    so a long run of them means the camera froze."""
+
+    def __init__(self) -> None:
+        self._last, self._same = 0, 0
+
+    def update(self, frame: np.ndarray) -> int:
+        """Take the next frame; return how many identical ones came in a row, it included."""
+        checksum = zlib.crc32(np.ascontiguousarray(frame[::8, ::8]).tobytes())
+        self._same = self._same + 1 if checksum == self._last else 1
+        self._last = checksum
+        return self._same

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from tidetower.engine.tray import Box, DieRead, Unreadable
 from tidetower.vision.d6.find import Candidate
 from tidetower.vision.d6.nets import FACE_MARGIN, face_crop, run_faces
 from tidetower.vision.d6.pips import count_pips
-from tidetower.vision.reading import Box, DieRead, Unreadable
 from tidetower.vision.settings import ReaderSettings
 
 View = tuple[float, float, bool]

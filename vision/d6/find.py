@@ -8,8 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Box
 from tidetower.vision.d6.nets import FIND_STRIDE, find_size, letterbox, run_finder
-from tidetower.vision.reading import Box
 from tidetower.vision.settings import ReaderSettings
 
 DICE_FINDER = Path(__file__).resolve().parents[1] / "numerals" / "dice_finder.onnx"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tidetower.engine.tray import DieRead, Unreadable
 from tidetower.vision.d6.decide import Verdict, out_of_frame
 from tidetower.vision.d6.find import Candidate
 from tidetower.vision.d6.nets import face_crop
@@ -19,7 +20,6 @@ from tidetower.vision.numerals.nets import (
     run_numerals,
 )
 from tidetower.vision.numerals.profile import Match
-from tidetower.vision.reading import DieRead, Unreadable
 from tidetower.vision.settings import ReaderSettings
 
 TURNS = (0.0,)

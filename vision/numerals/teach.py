@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tidetower.engine.tray import Box
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.nets import face_crop
 from tidetower.vision.kinds import check_face
@@ -28,7 +29,6 @@ from tidetower.vision.numerals.profile import (
     load_profile,
 )
 from tidetower.vision.read import ImageError, as_bgr, load_image, read_dice, to_work_size
-from tidetower.vision.reading import Box
 from tidetower.vision.score import LABEL_KINDS, Label, score
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, render_tray

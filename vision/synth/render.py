@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Box
 from tidetower.vision.kinds import face_values
-from tidetower.vision.reading import Box
 from tidetower.vision.synth.faces import FACE_PAINTERS, ONE, SHIFT, FaceStyle, paint_side
 from tidetower.vision.synth.looks import numeral_look, other_floor, throw_light
 from tidetower.vision.synth.numerals import Camera, NumeralLook, paint_die, pose_die

@@ -17,10 +17,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tidetower.engine.tray import Box
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.nets import face_crop
 from tidetower.vision.numerals.nets import CLASSES, MARGIN, NUMERAL_KINDS
-from tidetower.vision.reading import Box
 from tidetower.vision.score import fold_of, load_labels
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, SynthDie, render_tray

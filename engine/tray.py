@@ -1,9 +1,15 @@
-"""What the camera read from one tray photo: frozen results the rest of the system consumes."""
+"""What lies in the tray and where the tower stands: the nouns every package shares.
+
+The camera makes a `Reading` (dice read, dice it could not read, dice set aside), the read
+loop is in a `TowerState` and, when it waits for the GM, holds an `Attention`; the camera,
+the read loop and the wire all take these same frozen types, so none is declared twice.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal
 
 Box = tuple[float, float, float, float]
 """Normalised (x0, y0, x1, y1), x to the right and y down, each 0..1."""
@@ -31,7 +37,7 @@ class DieRead:
             "die": self.die,
             "value": self.value,
             "box": _rounded(self.box),
-            "confidence": round(self.confidence, 4),
+            "confidence": round(float(self.confidence), 4),
         }
         if self.check:
             out["check"] = self.check
@@ -143,3 +149,31 @@ class Reading:
     def values(self) -> tuple[int, ...]:
         """Return the read face values, sorted, for the rules engine."""
         return tuple(sorted(d.value for d in self.dice))
+
+
+class TowerState(StrEnum):
+    """Where the read loop is; the status LED shows each one differently."""
+
+    IDLE = "idle"
+    ROLLING = "rolling"
+    SETTLING = "settling"
+    READING = "reading"
+    RESULT = "result"
+    WAITING_FOR_CLEAR = "waiting-for-clear"
+    NEEDS_ATTENTION = "needs-attention"
+    ERROR = "error"
+
+
+AttentionKind = Literal["unreadable", "blocked", "unsettled", "refused"]
+"""Why the tower waits: dice it cannot read, a blocked beam, a tray never still, rules refusing."""
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Why the tower waits for the GM, and the reading it could not finish."""
+
+    kind: AttentionKind
+    reason: str
+    reading: Reading | None = None
+    camera: Reading | None = None
+    """The reading as the camera made it, before the GM entered any die (None: `reading`)."""
