@@ -15,7 +15,9 @@ def check_keys(values: Mapping[str, JSONValue], known: Collection[str], what: st
     unknown = sorted(set(values) - set(known))
     if unknown:
         listed = ", ".join(sorted(known)) or "none"
-        raise RuleError(f"unknown {what} {', '.join(unknown)}: known are {listed}")
+        raise RuleError(
+            f"unknown {what} {', '.join(unknown)}: known are {listed}", field=unknown[0]
+        )
 
 
 def whole(
@@ -28,13 +30,13 @@ def whole(
     """values[key] as a whole number within bounds, or `default` when absent."""
     value = values.get(key, default)
     if value is None:
-        raise RuleError(f"{key} is required")
+        raise RuleError(f"{key} is required", field=key)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RuleError(f"{key} must be a whole number, got {value!r}")
+        raise RuleError(f"{key} must be a whole number, got {value!r}", field=key)
     if minimum is not None and value < minimum:
-        raise RuleError(f"{key} must be at least {minimum}, got {value}")
+        raise RuleError(f"{key} must be at least {minimum}, got {value}", field=key)
     if maximum is not None and value > maximum:
-        raise RuleError(f"{key} must be at most {maximum}, got {value}")
+        raise RuleError(f"{key} must be at most {maximum}, got {value}", field=key)
     return value
 
 
@@ -52,14 +54,14 @@ def choice(values: Mapping[str, JSONValue], key: str, choices: tuple[T, ...], de
         if value == option:
             return option
     listed = ", ".join(str(c) for c in choices)
-    raise RuleError(f"unknown {key} {value!r}: expected one of {listed}")
+    raise RuleError(f"unknown {key} {value!r}: expected one of {listed}", field=key)
 
 
 def flag(values: Mapping[str, JSONValue], key: str) -> bool:
     """values[key] as a true/false flag (absent is false)."""
     value = values.get(key, False)
     if not isinstance(value, bool):
-        raise RuleError(f"{key} must be true or false, got {value!r}")
+        raise RuleError(f"{key} must be true or false, got {value!r}", field=key)
     return value
 
 
@@ -67,7 +69,7 @@ def text(values: Mapping[str, JSONValue], key: str, default: str | None = None) 
     """values[key] as non-empty text, or `default` when absent."""
     value = values.get(key, default)
     if not isinstance(value, str) or not value:
-        raise RuleError(f"{key} must be a non-empty name, got {value!r}")
+        raise RuleError(f"{key} must be a non-empty name, got {value!r}", field=key)
     return value
 
 
@@ -75,7 +77,7 @@ def names(values: Mapping[str, JSONValue], key: str) -> tuple[str, ...]:
     """values[key] as a list of distinct non-empty names (absent is none)."""
     value = values.get(key, [])
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
-        raise RuleError(f"{key} must be a list of names, got {value!r}")
+        raise RuleError(f"{key} must be a list of names, got {value!r}", field=key)
     if len(set(value)) != len(value):
-        raise RuleError(f"{key} names someone twice: {value!r}")
+        raise RuleError(f"{key} names someone twice: {value!r}", field=key)
     return tuple(value)

@@ -17,6 +17,12 @@ SIDES: tuple[Side, Side] = ("a", "b")
 class RuleError(ValueError):
     """A declaration or reading the active rule system cannot accept; nothing changed."""
 
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        """The input refused, so every surface names it alike: a RollContext field (`pool`),
+        a params or settings key (`defender`), `dice`, or None for the whole request."""
+
 
 def other_side(side: Side) -> Side:
     """The opposing side."""

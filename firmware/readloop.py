@@ -8,9 +8,7 @@ the reader, the table session and the devices are handed to it.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -19,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tidetower.engine.dice import DieError, Roll
-from tidetower.engine.rules import RollRecord, RuleError, Side
+from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.table import Table
 from tidetower.engine.tray import Attention, AttentionKind, Reading, TowerState
 from tidetower.firmware.config import CameraConfig, LoopConfig
@@ -79,7 +77,6 @@ class ReadLoop:
         self.before_record: list[Callable[[Reading], None]] = []  # e.g. announce "new" on MQTT
         # step() runs on the loop thread; MQTT commands call reread/enter_die from theirs.
         self._lock = threading.RLock()
-        self._commands: queue.Queue[Callable[[], None]] = queue.Queue()
         self._dropped = threading.Event()
         self._since = self.clock()
         self._frame: np.ndarray | None = None
@@ -95,22 +92,13 @@ class ReadLoop:
         sensor = self.devices.drop_sensor
         if sensor is not None:
             sensor.when_activated = self._dropped.set
-        self.devices.on_press("reread", lambda: self.post(self.reread))
-        self.devices.on_press("undo", lambda: self.post(self._undo))
-        self.devices.on_press("side_a", lambda: self.post(lambda: self._side("a")))
-        self.devices.on_press("side_b", lambda: self.post(lambda: self._side("b")))
-        self.devices.on_press("link", lambda: self.post(self._toggle_link))
 
     @property
     def frame(self) -> np.ndarray | None:
         """The latest frame the loop looked at (the settled tray, just after a read)."""
         return self._frame
 
-    # -- commands from buttons, the CLI and MQTT, run on the loop's own thread --------------
-
-    def post(self, command: Callable[[], None]) -> None:
-        """Queue a command for the loop thread (safe to call from any thread)."""
-        self._commands.put(command)
+    # -- the GM's commands (tidetower.mqtt.commands.CommandDesk), from any thread --------
 
     def reread(self) -> None:
         """Read the settled tray again; after a result the new reading replaces that roll."""
@@ -151,32 +139,10 @@ class ReadLoop:
             if self.state is TowerState.RESULT and self.corrections is not None:
                 self.corrections.keep_finished(str(self._recorded), frame, attention)
 
-    def _run_command(self, command: Callable[[], None]) -> None:
-        """A queued button press: refusals change nothing; no failure stops the tower."""
-        with self._lock:
-            try:
-                command()
-            except (RuleError, DieError) as refusal:
-                log.info("button refused: %s", refusal)
-            except Exception:
-                log.exception("a button command failed; the tower carries on")
-
-    def _undo(self) -> None:
-        self.table.undo()
-
-    def _side(self, side: Side) -> None:
-        self.table.declare(dataclasses.replace(self.table.state.declared, side=side))
-
-    def _toggle_link(self) -> None:
-        declared = self.table.state.declared
-        self.table.declare(dataclasses.replace(declared, tide_linked=not declared.tide_linked))
-
     # -- the frame-by-frame state machine ---------------------------------------------------
 
     def step(self) -> TowerState:
         """Take one frame (or notice there is none) and move the state machine on."""
-        while not self._commands.empty():
-            self._run_command(self._commands.get_nowait())
         try:
             frame = self.source.read(timeout=self.timing.frame_timeout_s)
         except FrameSourceError as error:

@@ -12,11 +12,20 @@ from typing import Any
 import click
 
 from tidetower.engine.codec import dump
-from tidetower.engine.dice import Die, DieError, DieKind, Roll
-from tidetower.engine.rules import RollContext, RollRecord, RuleError
+from tidetower.engine.dice import DieError, DieKind
+from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.store import StoreError
 from tidetower.engine.table import Table
+from tidetower.mqtt.commands import CommandDesk, Refused, checked
 from tidetower.mqtt.ledbar.terminal import render_bar
+from tidetower.mqtt.payloads import (
+    Command,
+    DeclareCommand,
+    RollCommand,
+    SystemCommand,
+    TideCommand,
+    UndoCommand,
+)
 
 
 def default_store() -> Path:
@@ -40,9 +49,18 @@ def open_table(store: Path, create: bool = False) -> Iterator[Table]:
         raise click.ClickException(str(error)) from None
 
 
-def parse_dice(tokens: tuple[str, ...]) -> Roll:
-    """Dice typed as KIND=FACE[,FACE...], e.g. d6=5,2,1 d20=13."""
-    dice: list[Die] = []
+def apply(table: Table, kind: type[Command], **body: Any) -> None:
+    """Carry out one GM command through the desk MQTT and the buttons use; a refusal is a
+    one-line CLI error naming the field, and changes nothing."""
+    try:
+        CommandDesk(table).apply(checked(kind, {"id": "cli", **body}))
+    except Refused as refused:
+        raise click.ClickException(refused.message) from None
+
+
+def parse_dice(tokens: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Dice typed as KIND=FACE[,FACE...], e.g. d6=5,2,1 d20=13, as a roll command's dice."""
+    dice: list[dict[str, Any]] = []
     for token in tokens:
         kind_text, sep, faces = token.partition("=")
         if not sep or not faces:
@@ -51,8 +69,8 @@ def parse_dice(tokens: tuple[str, ...]) -> Roll:
         for face in faces.split(","):
             if not (face.strip().isascii() and face.strip().isdigit()):
                 raise click.BadParameter(f"{token!r}: {face!r} is not a face number")
-            dice.append(Die(kind, int(face)))
-    return Roll(tuple(dice))
+            dice.append({"kind": kind.value, "value": int(face)})
+    return dice
 
 
 def _print_record(record: RollRecord, as_json: bool, prefix: str = "") -> None:
@@ -126,7 +144,7 @@ def show(store: Path, as_json: bool, last: int) -> None:
 def tide(store: Path, **settings: Any) -> None:
     """Set up (or reset) the Tide: the two sides' weights, the size and the footing."""
     with open_table(store, create=True) as table:
-        table.reset_tracker(settings)
+        apply(table, TideCommand, **settings)
         click.echo(render_bar(table.bar()))
 
 
@@ -149,10 +167,9 @@ def tide(store: Path, **settings: Any) -> None:
 @click.option("--marks", type=int, default=None, help="Marks entered by the GM instead of dice.")
 def declare(store: Path, tier: str | None, **fields: Any) -> None:
     """Declare the next roll: who, which side, linked or personal, reply to what."""
-    context = RollContext(tier=DieKind.parse(tier) if tier else None, **fields)
     with open_table(store) as table:
-        table.declare(context)
-        click.echo(f"declared: {context}")
+        apply(table, DeclareCommand, tier=tier, **fields)
+        click.echo(f"declared: {table.state.declared}")
 
 
 def _recording(
@@ -162,6 +179,19 @@ def _recording(
         _print_record(action(table), as_json, prefix)
         if not as_json:
             click.echo(render_bar(table.bar()))
+
+
+def _recorded(table: Table, dice: list[dict[str, Any]]) -> RollRecord:
+    """Record `dice` through the desk; the record is the table's last roll."""
+    apply(table, RollCommand, dice=dice)
+    return table.state.history[-1]
+
+
+def _undone(table: Table) -> RollRecord:
+    """Take the last roll back through the desk, which refuses when there is none."""
+    taken = table.state.history[-1:]
+    apply(table, UndoCommand)
+    return taken[0]
 
 
 @session_group.command("roll")
@@ -174,7 +204,7 @@ def roll(store: Path, dice: tuple[str, ...], as_json: bool) -> None:
         thrown = parse_dice(dice)
     except DieError as error:
         raise click.BadParameter(str(error)) from None
-    _recording(lambda table: table.record(thrown), store, as_json)
+    _recording(lambda table: _recorded(table, thrown), store, as_json)
 
 
 @session_group.command("undo")
@@ -182,7 +212,7 @@ def roll(store: Path, dice: tuple[str, ...], as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the roll taken back as JSON.")
 def undo(store: Path, as_json: bool) -> None:
     """Take back the last roll and its outcome."""
-    _recording(lambda table: table.undo(), store, as_json, prefix="took back ")
+    _recording(_undone, store, as_json, prefix="took back ")
 
 
 @session_group.command("system")
@@ -191,5 +221,5 @@ def undo(store: Path, as_json: bool) -> None:
 def system(store: Path, name: str) -> None:
     """Switch the table to another rule system (its tracker starts fresh)."""
     with open_table(store, create=True) as table:
-        table.switch_system(name)
+        apply(table, SystemCommand, name=name)
         click.echo(f"now playing {name}")

@@ -13,12 +13,14 @@ from gpiozero.pins import Factory
 
 from tidetower.engine.table import Table
 from tidetower.engine.tray import Reading, TowerState
+from tidetower.firmware.buttons import Buttons
 from tidetower.firmware.config import CameraConfig, TowerConfig
 from tidetower.firmware.corrections import Corrections, CorrectionWatch
 from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.learn import Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.snapshots import Snapshots
+from tidetower.mqtt.commands import CommandDesk
 from tidetower.vision.calibrate import exposure_of, load_calibration
 from tidetower.vision.read import read_dice
 from tidetower.vision.settings import Calibration
@@ -105,6 +107,7 @@ class Tower:
             self.table = self._opened_part(self.init_table())
             self.loop = self.init_loop()
             self.learner = self.init_learner()
+            self.buttons = self.init_buttons()
             self.extras = self.init_extras()
         except BaseException:
             self._close_opened()
@@ -169,6 +172,10 @@ class Tower:
             self.adopt_profile,
             self.calibration,
         )
+
+    def init_buttons(self) -> Buttons:
+        """The buttons, each a GM command through the desk MQTT's commands use too."""
+        return Buttons(self.devices, CommandDesk(self.table, self.loop, self.learner), self.table)
 
     def adopt_profile(self, profile: Path) -> None:
         """Read with a newly learned profile from the next frame on."""

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
-import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -19,6 +17,7 @@ from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.table import Table
 from tidetower.mqtt.payloads import (
     COMMAND_TYPES,
+    Command,
     CommandError,
     CommandResult,
     DeclareCommand,
@@ -33,6 +32,7 @@ from tidetower.mqtt.payloads import (
 )
 
 Detail = dict[str, Any]
+C = TypeVar("C", bound=Command)
 
 
 class TowerControls(Protocol):
@@ -87,12 +87,17 @@ def parse_body(raw: bytes, max_bytes: int = 4096) -> object:
     return data
 
 
-def validate(name: str, data: object) -> Any:
+def validate(name: str, data: object) -> Command:
     """Return the command `name` checked against its schema, or Refused naming the field."""
     kind = COMMAND_TYPES.get(name)
     if kind is None:
         known = ", ".join(sorted(COMMAND_TYPES))
         raise Refused("command", f"unknown command {name!r}: known are {known}")
+    return checked(kind, data)
+
+
+def checked(kind: type[C], data: object) -> C:
+    """Return `data` checked as the command `kind`, or Refused naming the field."""
     try:
         return kind.model_validate(data)
     except ValidationError as error:
@@ -111,38 +116,50 @@ def _validation_refusal(error: ValidationError) -> Refused:
 # Learning does not touch the table at all.
 LOOP_COMMANDS = (DieCommand, RereadCommand, RethrowCommand, LearnCommand)
 
-# The field an engine refusal is about when its message names none of the command's fields.
+# The field of a refusal that names none (a bare DieError, a read loop's refusal).
 _MAIN_FIELD: dict[type[BaseModel], str] = {
     SystemCommand: "name",
     RollCommand: "dice",
     DieCommand: "index",
 }
+# Where the engine's settings and params keys sit in each command's body.
+_NESTED: dict[type[BaseModel], str] = {DeclareCommand: "params", SystemCommand: "settings"}
 
 
-def _guess_field(command: BaseModel, message: str) -> str | None:
-    """The command field an engine message talks about, if it names one."""
-    for name in type(command).model_fields:
-        if name not in ("v", "id") and re.search(rf"\b{re.escape(name)}\b", message):
-            return name
-    return _MAIN_FIELD.get(type(command))
+def wire_field(command: BaseModel, field: str | None) -> str | None:
+    """The command field an engine refusal's `field` is: itself where the command has it,
+    else under the command's params or settings, else the command's main field."""
+    fields = type(command).model_fields
+    if field is None:
+        return _MAIN_FIELD.get(type(command))
+    if field in fields and field not in ("v", "id"):
+        return field
+    nested = _NESTED.get(type(command))
+    return f"{nested}.{field}" if nested else _MAIN_FIELD.get(type(command))
+
+
+def refusal(command: BaseModel, error: Exception) -> Refused:
+    """An engine or read-loop refusal of `command`, naming the field it is about."""
+    field = error.field if isinstance(error, RuleError) else None
+    return Refused(wire_field(command, field), str(error))
 
 
 class CommandDesk:
-    """Parses, checks and applies commands: table ones under `lock`, loop ones to `controls`."""
+    """The one command layer: MQTT, the buttons and the CLI all apply their commands here;
+    table ones under the table's lock, loop ones through `controls`."""
 
     def __init__(
         self,
         table: Table,
-        controls: TowerControls | None,
-        lock: threading.RLock,
+        controls: TowerControls | None = None,
+        learner: LearnControl | None = None,
         max_bytes: int = 4096,
         record: Callable[[Roll], Detail] | None = None,
-        learner: LearnControl | None = None,
     ) -> None:
         self.table = table
         self.controls = controls
         self.learner = learner
-        self.lock = lock
+        self.lock = table.lock  # one table change at a time: read loop, button or command
         self.max_bytes = max_bytes
         self._record = record or self._record_roll
 
@@ -152,20 +169,21 @@ class CommandDesk:
         try:
             data = parse_body(raw, self.max_bytes)
             model = validate(name, data)
-            loop = isinstance(model, LOOP_COMMANDS)
-            with contextlib.nullcontext() if loop else self.lock:
-                detail = self._apply(model)
+            detail = self.apply(model)
         except Refused as refused:
             error = CommandError(field=refused.field, message=refused.message)
             return CommandResult(id=request_id(data), command=name, ok=False, error=error)
         return CommandResult(id=model.id, command=name, ok=True, detail=detail)
 
-    def _apply(self, command: Any) -> Detail:
-        """Run a checked command; engine refusals become Refused naming the field."""
-        try:
-            return self._dispatch(command)
-        except (RuleError, DieError, ValueError) as error:
-            raise Refused(_guess_field(command, str(error)), str(error)) from None
+    def apply(self, command: Command) -> Detail:
+        """Carry out one checked command, from MQTT, a button or the CLI alike; a refusal
+        raises Refused naming the field and changes nothing."""
+        loop = isinstance(command, LOOP_COMMANDS)
+        with contextlib.nullcontext() if loop else self.lock:
+            try:
+                return self._dispatch(command)
+            except (RuleError, DieError, ValueError) as error:
+                raise refusal(command, error) from None
 
     def _dispatch(self, command: Any) -> Detail:
         if isinstance(command, DeclareCommand):
@@ -211,6 +229,22 @@ class CommandDesk:
     def _record_roll(self, roll: Roll) -> Detail:
         record = self.table.record(roll)
         return {"roll_id": record.id, "summary": record.outcome.summary}
+
+
+def declare_command(context: RollContext, request: str) -> DeclareCommand:
+    """The declare command that sets `context` (a button amends the declared roll this way)."""
+    return DeclareCommand(
+        id=request,
+        actor=context.actor,
+        side=context.side,
+        tide_linked=context.tide_linked,
+        reply_to=context.reply_to,
+        mode=context.mode,
+        pool=context.pool,
+        tier=context.tier.value if context.tier else None,
+        marks=context.marks,
+        params=dict(context.params),
+    )
 
 
 def _context(command: DeclareCommand) -> RollContext:

@@ -246,7 +246,7 @@ class CommandResult(_Wire):
 # --- commands (`cmd/<name>`, JSON body) -------------------------------------------------
 
 
-class _Command(BaseModel):
+class Command(BaseModel):
     """A command body: an id for the reply, no unknown fields."""
 
     model_config = ConfigDict(extra="forbid")
@@ -254,7 +254,7 @@ class _Command(BaseModel):
     id: str = Field(min_length=1, max_length=64)
 
 
-class DeclareCommand(_Command):
+class DeclareCommand(Command):
     """Declare the next roll (who, which side, which mode, the pool)."""
 
     actor: str = Field("", max_length=80)
@@ -268,7 +268,7 @@ class DeclareCommand(_Command):
     params: dict[str, Any] = {}
 
 
-class TideCommand(_Command):
+class TideCommand(Command):
     """Set up or reset the Tide: weights, size, footing, side names, Marks rule."""
 
     weight_a: int | None = Field(None, ge=1, le=100)
@@ -282,7 +282,7 @@ class TideCommand(_Command):
     marks_step: int | None = None
 
 
-class SystemCommand(_Command):
+class SystemCommand(Command):
     """Switch the table's rule system."""
 
     name: str = Field(min_length=1, max_length=40)
@@ -308,14 +308,14 @@ class DieEntry(BaseModel):
     _face = field_validator("value")(_check_face)
 
 
-class RollCommand(_Command):
+class RollCommand(Command):
     """Enter a whole throw by hand (no camera, or the GM overrides it)."""
 
     dice: list[DieEntry] = Field(min_length=1, max_length=40)
     roller: str = Field("", max_length=80)
 
 
-class DieCommand(_Command):
+class DieCommand(Command):
     """Enter or correct one die of the pending reading (an unreadable die)."""
 
     index: int = Field(ge=0, le=39)
@@ -325,30 +325,30 @@ class DieCommand(_Command):
     _face = field_validator("value")(_check_face)
 
 
-class UndoCommand(_Command):
+class UndoCommand(Command):
     """Take back the last roll."""
 
 
-class RereadCommand(_Command):
+class RereadCommand(Command):
     """Have the camera read the tray again."""
 
 
-class RethrowCommand(_Command):
+class RethrowCommand(Command):
     """Discard the pending reading: the dice are to be thrown again."""
 
 
-class TeachCommand(_Command):
+class TeachCommand(Command):
     """Say which face the die being taught shows in the throw awaiting confirmation;
     `null`: keep no photo of this throw (a face taught already), throw again."""
 
     value: StrictInt | None = Field(ge=0, le=100)
 
 
-class LearnCommand(_Command):
+class LearnCommand(Command):
     """Learn from the corrections the GM has made: taught, checked, adopted only if no worse."""
 
 
-COMMAND_TYPES: dict[str, type[_Command]] = {
+COMMAND_TYPES: dict[str, type[Command]] = {
     "declare": DeclareCommand,
     "tide": TideCommand,
     "system": SystemCommand,

@@ -64,10 +64,9 @@ class TablePublisher:
         self.desk = CommandDesk(
             table,
             controls,
-            self.lock,
+            learner,
             settings.max_command_bytes,
             record=self._record_from_command,
-            learner=learner,
         )
         self._learn: LearnPayload | None = None  # the latest learning state, if any
         self._readings: dict[str, ReadingJson] = {}

@@ -13,8 +13,8 @@ import threading
 
 from tidetower.mqtt.broker import EmbeddedBroker
 from tidetower.mqtt.client import BrokerClient, Message, Will
-from tidetower.mqtt.commands import Refused, parse_body, request_id, validate
-from tidetower.mqtt.payloads import CommandError, CommandResult, TeachPayload
+from tidetower.mqtt.commands import Refused, checked, parse_body, request_id
+from tidetower.mqtt.payloads import CommandError, CommandResult, TeachCommand, TeachPayload
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
@@ -96,7 +96,7 @@ class TeachLink:
         data: object = None
         try:
             data = parse_body(message.payload, self.settings.max_command_bytes)
-            value: int | None = validate("teach", data).value
+            value = checked(TeachCommand, data).value
             self._accept(value)
         except Refused as refused:
             error = CommandError(field=refused.field, message=refused.message)

@@ -321,7 +321,7 @@ def test_reread_after_a_result_replaces_the_roll(tmp_path: Path, factory: MockFa
     _throw_by_hand(loop, factory, count=2)
     _steps(loop, 20)
     first = loop.table.state.history[-1]
-    loop.post(loop.reread)
+    loop.reread()
     _steps(loop, 2)
     history = loop.table.state.history
     assert len(history) == 1 and history[0].id != first.id

@@ -142,7 +142,7 @@ class TideSystem(RuleSystem[TideScene]):
             if value is not None and value < 0:
                 raise RuleError(f"{name} cannot be negative, got {value}")
         if (context.tide_linked or context.mode == "tide") and context.side is None:
-            raise RuleError("a Tide-linked roll needs a side ('a' or 'b')")
+            raise RuleError("a Tide-linked roll needs a side ('a' or 'b')", field="side")
 
     def resolve(
         self,
