@@ -16,7 +16,7 @@ from functools import partial
 
 from click.testing import CliRunner
 
-from tidetower.engine.d6pool_odds import pool_odds
+from tidetower.engine.systems.d6_pool.odds import pool_odds
 from tidetower.firmware.cli import main
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieKind, Roll
 
 Side = Literal["a", "b"]
@@ -93,17 +95,38 @@ class RollRecord:
     state_before: JSONValue
 
 
+@dataclass(frozen=True)
+class PracticeTurn:
+    """What a simulated table does next under a system: set up, declare, throw."""
+
+    context: RollContext | None = None
+    """The roll the GM declares; None leaves the declaration as it is."""
+    dice: tuple[DieKind, ...] = ()
+    """The dice the player throws; none named: a handful of d6, as many as the player likes."""
+    reset: Mapping[str, JSONValue] | None = None
+    """Settings to set the tracker up afresh with before declaring (a new Tide after a rout)."""
+
+
+def alternate_side(history: Sequence[RollRecord]) -> Side:
+    """The side whose turn it is when the sides take turns: "a" first."""
+    return SIDES[len(history) % 2]
+
+
 StateT = TypeVar("StateT")
 
 
 class RuleSystem(Generic[StateT]):
-    """A game's rules: turns a declared roll into an Outcome and moves its tracker."""
+    """A game's rules: turns a declared roll into an Outcome and moves its tracker.
+
+    A system registers with `tidetower.engine.systems.register`; `initial_state`, `resolve`
+    and `bar` are required, `check_context`, `odds` and `practice_turn` have defaults.
+    """
 
     name: ClassVar[str]
     state_type: ClassVar[type[Any]]
 
     def initial_state(self, settings: Mapping[str, JSONValue]) -> StateT:
-        """The tracker a new scene starts with, from the GM's settings."""
+        """The tracker a new scene starts with, from the GM's settings ({}: the defaults)."""
         raise NotImplementedError
 
     def resolve(
@@ -122,3 +145,18 @@ class RuleSystem(Generic[StateT]):
 
     def check_context(self, state: StateT, context: RollContext) -> None:
         """Raise RuleError if `context` cannot be declared now; the default accepts all."""
+
+    def odds(self, state: StateT, context: RollContext) -> Odds | None:
+        """Exact odds of the roll `context` declares; None when it throws nothing to count."""
+        return None
+
+    def practice_turn(
+        self,
+        state: StateT,
+        history: Sequence[RollRecord],
+        rng: random.Random,
+        options: Mapping[str, JSONValue],
+    ) -> PracticeTurn:
+        """What a simulated table does next, drawing from `rng`; `options` a system does not
+        take are ignored. The default declares nothing and throws a handful of d6."""
+        return PracticeTurn()

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump_tracker, load_tracker
-from tidetower.engine.dice import Roll
+from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord, RuleError
 from tidetower.engine.systems import get_system
 
@@ -56,6 +57,16 @@ def declare(state: SessionState, context: RollContext) -> SessionState:
     if context.reply_to is not None and state.roll(context.reply_to) is None:
         raise RuleError(f"reply to unknown roll {context.reply_to!r}")
     return dataclasses.replace(state, declared=context)
+
+
+def declared_odds(state: SessionState) -> Odds | None:
+    """Exact odds of the declared roll; None when nothing is declared or nothing is counted."""
+    if state.declared == RollContext():
+        return None
+    try:
+        return get_system(state.system).odds(state.tracker, state.declared)
+    except (RuleError, DieError):  # a roll the engine cannot count (e.g. over 60 dice)
+        return None
 
 
 def record_roll(

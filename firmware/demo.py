@@ -10,7 +10,7 @@ from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.rules import RollContext, RollRecord, Side
 from tidetower.engine.session import SessionState, new_session, record_roll
 from tidetower.engine.simdice import SimulatedDice
-from tidetower.engine.systems.tide import marks_text
+from tidetower.engine.systems.tide.system import marks_text
 from tidetower.mqtt.ledbar.terminal import render_bar
 
 COLUMN = {

@@ -1,7 +1,7 @@
 """`tidetower odds`: exact odds a table can see before it rolls (pool, marks, d100).
 
-Every number is counted exactly (tidetower.engine.odds), never sampled; the table
-shows percentages, `--json` gives the probabilities as floats.
+Every number is counted exactly by the rule systems' odds (each system's odds.py), never
+sampled; the table shows percentages, `--json` gives the probabilities as floats.
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ from typing import Any, TypeVar
 import click
 
 from tidetower.engine.dice import DieError, DieKind
-from tidetower.engine.grades import DAMAGE
-from tidetower.engine.marks import MarksRule
-from tidetower.engine.odds import d100_odds, marks_odds, pool_odds
 from tidetower.engine.rules import RuleError
-from tidetower.engine.tide import SIZES
+from tidetower.engine.systems.d6_pool.odds import pool_odds
+from tidetower.engine.systems.graded_d100.grades import DAMAGE
+from tidetower.engine.systems.graded_d100.odds import d100_odds
+from tidetower.engine.systems.tide.marks import MarksRule
+from tidetower.engine.systems.tide.odds import marks_odds
+from tidetower.engine.systems.tide.track import SIZES
+from tidetower.firmware.session_cli import TIER_NAMES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,9 +128,7 @@ def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> N
 
 @odds_group.command("marks")
 @click.option("--dice", "-n", type=int, required=True, help="Tier dice in the pool.")
-@click.option(
-    "--tier", type=click.Choice(["d6", "d8", "d12"]), required=True, help="The pool's tier die."
-)
+@click.option("--tier", type=click.Choice(TIER_NAMES), required=True, help="The pool's tier die.")
 @click.option(
     "--vs",
     type=int,
@@ -137,7 +138,7 @@ def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> N
 )
 @click.option(
     "--vs-tier",
-    type=click.Choice(["d6", "d8", "d12"]),
+    type=click.Choice(TIER_NAMES),
     default=None,
     help="The reply's tier die (default: --tier).",
 )

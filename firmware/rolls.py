@@ -38,3 +38,9 @@ def roll_of(reading: Reading) -> Roll:
         else:
             dice.append(Die(DieKind.parse(read.die), read.value))
     return Roll(tuple(dice))
+
+
+def camera_kinds(kind: DieKind) -> tuple[str, ...]:
+    """Return the dice the camera reads for one die of the rules: a d100 is a tens and a
+    units d10 (as roll_of pairs them back); any other die is its own kind."""
+    return ("d10-tens", "d10") if kind is DieKind.D100 else (kind.value,)

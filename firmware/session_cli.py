@@ -15,6 +15,8 @@ from tidetower.engine.codec import dump
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.store import StoreError
+from tidetower.engine.systems.tide.marks import TIERS
+from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
 from tidetower.engine.table import Table
 from tidetower.mqtt.commands import CommandDesk, Refused, checked
 from tidetower.mqtt.ledbar.terminal import render_bar
@@ -26,6 +28,8 @@ from tidetower.mqtt.payloads import (
     TideCommand,
     UndoCommand,
 )
+
+TIER_NAMES = tuple(tier.value for tier in TIERS)
 
 
 def default_store() -> Path:
@@ -131,13 +135,13 @@ def show(store: Path, as_json: bool, last: int) -> None:
     "--size",
     default="skirmish",
     show_default=True,
-    type=click.Choice(["small-skirmish", "skirmish", "battle"]),
+    type=click.Choice(SIZES),
 )
 @click.option(
     "--footing",
     default="equal",
     show_default=True,
-    type=click.Choice(["equal", "slight-a", "slight-b", "severe-a", "severe-b"]),
+    type=click.Choice(FOOTINGS),
 )
 @click.option("--label-a", default="A", show_default=True, help="Name of side A.")
 @click.option("--label-b", default="B", show_default=True, help="Name of side B.")
@@ -161,9 +165,7 @@ def tide(store: Path, **settings: Any) -> None:
 @click.option("--reply-to", default=None, help="Id of the roll this one replies to.")
 @click.option("--mode", default="", help="primitive, unopposed, opposed or tide.")
 @click.option("--pool", type=int, default=None, help="Dice in the pool.")
-@click.option(
-    "--tier", type=click.Choice(["d6", "d8", "d12"]), default=None, help="Tier die of the pool."
-)
+@click.option("--tier", type=click.Choice(TIER_NAMES), default=None, help="Tier die of the pool.")
 @click.option("--marks", type=int, default=None, help="Marks entered by the GM instead of dice.")
 def declare(store: Path, tier: str | None, **fields: Any) -> None:
     """Declare the next roll: who, which side, linked or personal, reply to what."""

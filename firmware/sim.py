@@ -3,17 +3,19 @@ people at the table: a GM who declares rolls, players who throw and clear the tr
 
 from __future__ import annotations
 
+import random
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
-from tidetower.engine.rules import RollContext, RuleError, Side
+from tidetower.engine.rules import JSONValue, RuleError
+from tidetower.engine.systems import get_system
 from tidetower.engine.tray import TowerState
 from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
 from tidetower.firmware.readloop import ReadLoop
+from tidetower.firmware.rolls import camera_kinds
 from tidetower.firmware.tower import TowerParts, real_parts
 from tidetower.vision.settings import Calibration
 from tidetower.vision.sources.simulated import SimulatedSource
@@ -34,15 +36,13 @@ SIM_PINS = PinsConfig(
 
 
 def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
-    """A tower with every part simulated, its session in `store` or a fresh temporary folder."""
+    """A tower with every part simulated, its session in `store` or a fresh temporary folder;
+    the system starts from its default settings."""
     folder = Path(tempfile.mkdtemp(prefix="tidetower-sim-")) if store is None else store.parent
-    settings: dict[str, Any] = {}
-    if system == "tide":
-        settings = {"weight_a": 8, "weight_b": 8, "size": "skirmish"}
     table = TableConfig(
         name="sim",
         system=system,
-        settings=settings,
+        settings={},
         store=store or folder / "session.db",
         snapshots=folder / "snapshots",
         snapshots_keep=50,
@@ -72,22 +72,21 @@ class SimulatedTable:
     ) -> None:
         self.loop, self.source, self.table = loop, source, loop.table
         self.rng = np.random.default_rng(seed + 1)
+        self.players = random.Random(seed)
+        """What the players declare and throw is drawn from this (the system's practice)."""
         self.hand_chance = hand_chance
-        self.tiers: tuple[str, ...] = ("d6", "d6", "d8", "d12")
-        """The Tide pool's tier is drawn from these for each throw."""
-        self.omen = True
-        """Tide throws carry the d20 Omen."""
+        self.tiers: tuple[str, ...] | None = None
+        self.omen: bool | None = None
+        """Options of the Tide's practice (None: the system's own): the tiers a pool is
+        drawn from, and whether the d20 Omen is thrown; other systems take none."""
         self.thrown: list[tuple[SynthDie, ...]] = []
         self.hands_in_empty_tray = 0
         self.gm_fixes = 0
-        self._opening: str | None = None
-        self._pool = 3  # the d6-pool rating declared for the next throw
         self._beam: MockPin | None = None
         sensor = loop.devices.drop_sensor
         if sensor is not None and isinstance(sensor.pin, MockPin):  # on the Pi's pins: no beam
             self._beam = sensor.pin
             source.on_drop = self._break_beam
-        loop.on_roll.append(lambda record, _reading: self.note_roll(record.id))
 
     def _break_beam(self, broken: bool) -> None:
         assert self._beam is not None
@@ -114,61 +113,29 @@ class SimulatedTable:
             self.hands_in_empty_tray += 1
             self.source.wait(3)
             return
-        self._declare()
-        self.thrown.append(self.source.throw(dice=self._throw_kinds()))
+        kinds = self._practice_turn()
+        self.thrown.append(self.source.throw(dice=kinds))
 
-    def _throw_kinds(self) -> tuple[str, ...]:
-        """What a player throws for the table's system: a Tide pool of one tier with the d20
-        Omen, a graded-d100's tens and units d10, a d6 pool of the declared rating, the
-        Tide of Battle's d20 attack; elsewhere pip d6, as many as it likes."""
-        system = self.table.state.system
-        if system == "tide":
-            tier = str(self.rng.choice(self.tiers))
-            return (tier,) * int(self.rng.integers(2, 6)) + (("d20",) if self.omen else ())
-        return {
-            "graded-d100": ("d10-tens", "d10"),
-            "d6-pool": ("d6",) * self._pool,
-            "tide-of-battle": ("d20",),
-        }.get(system, ())
+    def _options(self) -> dict[str, JSONValue]:
+        """The practice options set on this table."""
+        options: dict[str, JSONValue] = {}
+        if self.tiers is not None:
+            options["tiers"] = list(self.tiers)
+        if self.omen is not None:
+            options["omen"] = self.omen
+        return options
 
-    def _declare(self) -> None:
-        """Tide tables: alternate an opening throw for A and B's reply, both Tide-linked;
-        graded-d100 and Tide of Battle tables: the sides take turns to attack; d6-pool
-        tables: an action of rating 1 to 4."""
-        system = self.table.state.system
-        side: Side = "a" if len(self.table.state.history) % 2 == 0 else "b"
-        if system in ("graded-d100", "tide-of-battle"):
-            self.table.declare(RollContext(actor=f"Side {side.upper()}", side=side, mode="attack"))
-            return
-        if system == "d6-pool":
-            self._pool = int(self.rng.integers(1, 5))
-            self.table.declare(RollContext(actor="Player", pool=self._pool))
-            return
-        if system != "tide":
-            return
-        if self.table.bar().routed is not None:
-            track = self.table.state.tracker.track
-            self.table.reset_tracker(
-                {
-                    "weight_a": track.weight_a,
-                    "weight_b": track.weight_b,
-                    "size": track.size,
-                    "footing": track.footing,
-                }
-            )
-            self._opening = None
-        last = self.table.state.last
-        if self._opening is None or last is None or last.id != self._opening:
-            context = RollContext(actor="Side A", side="a", mode="tide", tide_linked=True)
-        else:
-            context = RollContext(actor="Side B", side="b", reply_to=self._opening)
-        self.table.declare(context)
-
-    def note_roll(self, roll_id: str) -> None:
-        """Remember an opening roll so the next throw can reply to it."""
-        record = self.table.state.roll(roll_id)
-        opening = record is not None and record.context.reply_to is None
-        self._opening = roll_id if opening else None
+    def _practice_turn(self) -> tuple[str, ...]:
+        """Ask the table's rule system what the players do next: set the tracker up afresh,
+        declare, and the dice to throw (none named: a handful of pip d6)."""
+        state = self.table.state
+        system = get_system(state.system)
+        turn = system.practice_turn(state.tracker, state.history, self.players, self._options())
+        if turn.reset is not None:
+            self.table.reset_tracker(turn.reset)
+        if turn.context is not None:
+            self.table.declare(turn.context)
+        return tuple(kind for die in turn.dice for kind in camera_kinds(die))
 
     def _gm_fixes(self) -> None:
         """The GM looks at the tray and types in what the camera could not read."""

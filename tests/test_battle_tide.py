@@ -13,7 +13,7 @@ from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext, RuleError, Side
 from tidetower.engine.session import declare, new_session, record_roll, switch_system, undo
 from tidetower.engine.systems import get_system
-from tidetower.engine.systems.battle_tide import (
+from tidetower.engine.systems.tide_of_battle.tide import (
     BattleTide,
     Roster,
     demoralise,

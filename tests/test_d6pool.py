@@ -10,8 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from tidetower.engine import d6pool_table as t
-from tidetower.engine.d6pool import (
+from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.rules import RollContext, RollRecord, RuleError
+from tidetower.engine.session import new_session, record_roll, switch_system, undo
+from tidetower.engine.systems import get_system
+from tidetower.engine.systems.d6_pool import tracker as t
+from tidetower.engine.systems.d6_pool.pool import (
     Bid,
     Clock,
     auction_winners,
@@ -22,10 +26,6 @@ from tidetower.engine.d6pool import (
     read_pool,
     resistance_cost,
 )
-from tidetower.engine.dice import Die, DieKind, Roll
-from tidetower.engine.rules import RollContext, RollRecord, RuleError
-from tidetower.engine.session import new_session, record_roll, switch_system, undo
-from tidetower.engine.systems import get_system
 
 SYSTEM = get_system("d6-pool")
 

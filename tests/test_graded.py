@@ -9,12 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from tidetower.engine import grades as g
 from tidetower.engine.dice import Die, DieError, DieKind, Roll, d100
 from tidetower.engine.rules import RollContext, RuleError, Side
 from tidetower.engine.session import new_session, record_roll, switch_system
 from tidetower.engine.systems import get_system
-from tidetower.engine.systems.graded import GradedFight, add_momentum, end_turn, read_d100
+from tidetower.engine.systems.graded_d100 import grades as g
+from tidetower.engine.systems.graded_d100.fight import (
+    GradedFight,
+    add_momentum,
+    end_turn,
+    read_d100,
+)
 
 SYSTEM = get_system("graded-d100")
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from tidetower.engine.dice import Die, DieError, DieKind, d100
-from tidetower.engine.marks import MarksRule, pool_distribution, read_marks
+from tidetower.engine.systems.tide.marks import MarksRule, pool_distribution, read_marks
 
 
 def _mean(dist: dict[int, Fraction]) -> Fraction:

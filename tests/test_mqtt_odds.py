@@ -15,18 +15,14 @@ from mqtt_fixtures import WAIT, Listener, Mosquitto, free_port
 from playwright.sync_api import Page, expect
 
 from tidetower.engine.dice import Die, DieKind, Roll
-from tidetower.engine.grades import GRADES
-from tidetower.engine.marks import pool_distribution
-from tidetower.engine.odds import (
-    d100_odds,
-    defended_odds,
-    landing_chance,
-    lot_chances,
-    pool_odds,
-)
 from tidetower.engine.rules import RollContext
 from tidetower.engine.session import SessionState, declare, new_session, record_roll
 from tidetower.engine.systems import get_system
+from tidetower.engine.systems.battle_rhythm.odds import landing_chance, lot_chances
+from tidetower.engine.systems.d6_pool.odds import pool_odds
+from tidetower.engine.systems.graded_d100.grades import GRADES
+from tidetower.engine.systems.graded_d100.odds import d100_odds, defended_odds
+from tidetower.engine.systems.tide.marks import pool_distribution
 from tidetower.engine.table import Table
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.payloads import OddsBody, SessionPayload

@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tidetower.engine.d6pool_odds import explosion_chance, hit_distribution, pool_odds
 from tidetower.engine.dice import DieError, DieKind
-from tidetower.engine.grades import GRADES, grade
-from tidetower.engine.marks import MarksRule
-from tidetower.engine.odds import d100_odds, marks_odds
 from tidetower.engine.rules import RuleError
+from tidetower.engine.systems.d6_pool.odds import explosion_chance, hit_distribution, pool_odds
+from tidetower.engine.systems.graded_d100.grades import GRADES, grade
+from tidetower.engine.systems.graded_d100.odds import d100_odds
+from tidetower.engine.systems.tide.marks import MarksRule
+from tidetower.engine.systems.tide.odds import marks_odds
 
 ROLLS = 200_000
 TOLERANCE = 0.005  # half a percentage point

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tidetower.engine.d6pool_odds import pool_odds
+from tidetower.engine.systems.d6_pool.odds import pool_odds
 from tidetower.firmware.cli import main
 
 

@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from tidetower.engine import rhythm as r
 from tidetower.engine.dice import Die, DieKind, Roll
-from tidetower.engine.rhythm import BattleRhythm
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.session import new_session, record_roll, switch_system, undo
 from tidetower.engine.systems import get_system
+from tidetower.engine.systems.battle_rhythm import rhythm as r
+from tidetower.engine.systems.battle_rhythm.rhythm import BattleRhythm
 
 SYSTEM = get_system("battle-rhythm")
 

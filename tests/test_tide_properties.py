@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tidetower.engine.tide import FOOTINGS, SIZES, TideTrack
+from tidetower.engine.systems.tide.track import FOOTINGS, SIZES, TideTrack
 
 tracks = st.builds(
     TideTrack,

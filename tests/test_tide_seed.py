@@ -10,8 +10,8 @@ import pytest
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext, RollRecord, RuleError
 from tidetower.engine.session import SessionState, declare, new_session, record_roll
-from tidetower.engine.systems.tide import TideScene
-from tidetower.engine.tide import TideTrack
+from tidetower.engine.systems.tide.system import TideScene
+from tidetower.engine.systems.tide.track import TideTrack
 
 COLUMN: dict[str, Any] = {"weight_a": 6, "weight_b": 12, "size": "battle", "footing": "severe-a"}
 

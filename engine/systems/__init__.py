@@ -1,4 +1,8 @@
-"""Rule systems register here by name; the session picks one by the name in config."""
+"""Rule systems register here by name; the session picks one by the name in config.
+
+Each built-in is one package of this folder (its rules, tracker, odds and RuleSystem)
+and one line of `_BUILTIN_MODULES`.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,14 @@ from tidetower.engine.rules import RuleError, RuleSystem
 
 _SYSTEMS: dict[str, RuleSystem[Any]] = {}
 
-# Modules of this package that hold the built-in systems, imported on first use.
-_BUILTIN_MODULES = ("tide", "battle_tide", "d6pool", "rhythm", "graded")
+# Packages of this folder that hold the built-in systems, imported on first use.
+_BUILTIN_MODULES = (
+    "tide",
+    "tide_of_battle",
+    "d6_pool",
+    "battle_rhythm",
+    "graded_d100",
+)
 
 
 def register(system_class: type[RuleSystem[Any]]) -> type[RuleSystem[Any]]:

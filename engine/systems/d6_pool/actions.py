@@ -1,18 +1,20 @@
-"""Seed 002 as a rule system: d6 action rolls and the table's clocks, momentum and stress.
-
-Rolls and GM actions both go through `resolve`: the mode names what happens, params
-carry the numbers, and a GM action (clock, bid, reveal, end of combat) has an empty
-tray. Contests and group actions reply to an opening roll, as Tide replies do.
-"""
+"""The d6-pool modes: each turns a declared roll (or a GM action) and its faces into the
+tracker after it and the facts of its Outcome."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
-from tidetower.engine import d6pool_table as t
 from tidetower.engine import params as p
-from tidetower.engine.d6pool import (
+from tidetower.engine.rules import JSONValue, RollContext, RollRecord, RuleError
+from tidetower.engine.systems.d6_pool import tracker as t
+from tidetower.engine.systems.d6_pool.plan import (
+    POOL_PARAMS,
+    ActionPlan,
+    hit_threshold,
+    plan_action,
+)
+from tidetower.engine.systems.d6_pool.pool import (
     LIKELIHOOD,
     RESULTS,
     Clock,
@@ -26,87 +28,10 @@ from tidetower.engine.d6pool import (
     resistance_cost,
     result_rank,
 )
-from tidetower.engine.dice import DieKind, Roll
-from tidetower.engine.rules import (
-    BarState,
-    JSONValue,
-    Outcome,
-    RollContext,
-    RollRecord,
-    RuleError,
-    RuleSystem,
-)
-from tidetower.engine.systems import register
 
 D6Table = t.D6Table
 Earlier = Mapping[str, RollRecord]
 Step = tuple[t.D6Table, dict[str, JSONValue]]
-
-POOL_PARAMS = (
-    "rating",
-    "bonus",
-    "assists",
-    "push",
-    "difficulty",
-    "action",
-    "threshold",
-    "combat",
-    "clock",
-    "spend_momentum",
-    "harm",
-)
-COMBAT_ROLLS = ("strike", "defend")
-
-
-@dataclass(frozen=True)
-class ActionPlan:
-    """An action roll as declared: net dice, threshold, difficulty and what it may spend."""
-
-    rating: int
-    threshold: int
-    difficulty: int
-    action: str
-    combat: bool
-    push: str | None
-    assists: tuple[str, ...]
-    clock: str | None
-    spend_momentum: bool
-    harm: int | None
-
-
-def plan_action(context: RollContext, settings: t.D6Settings) -> ActionPlan:
-    """The declared action roll, checked: rating + bonus + assists + a pushed die."""
-    prm = context.params
-    action = str(prm.get("action", "")).lower()
-    default_threshold = 4 if action in COMBAT_ROLLS else 3
-    push = p.choice(prm, "push", (None, "die", "difficulty"), None)
-    assists = p.names(prm, "assists")
-    rating = p.whole(prm, "rating", context.pool, minimum=0, maximum=12)
-    net = rating + p.whole(prm, "bonus", 0) + len(assists) + (push == "die")
-    difficulty = p.whole(prm, "difficulty", 1, minimum=1, maximum=12)
-    plan = ActionPlan(
-        rating=net,
-        threshold=p.choice(prm, "threshold", (3, 4), default_threshold),
-        difficulty=max(difficulty - (push == "difficulty"), 1),
-        action=action,
-        combat=action in COMBAT_ROLLS or p.flag(prm, "combat"),
-        push=push,
-        assists=assists,
-        clock=p.text(prm, "clock") if "clock" in prm else None,
-        spend_momentum=p.flag(prm, "spend_momentum"),
-        harm=p.optional_whole(prm, "harm", minimum=0),
-    )
-    if (push or plan.spend_momentum) and not context.actor:
-        raise RuleError("a push or a momentum spend needs the actor's name")
-    if plan.spend_momentum and action != "strike":
-        raise RuleError(f"momentum is spent on a strike, not on action {action!r}")
-    return plan
-
-
-def hit_threshold(plan: ActionPlan, settings: t.D6Settings) -> int:
-    """Return the face a die must reach: the plan's, or 3 for traitor dice where the table
-    reads them so."""
-    return 3 if plan.rating < 1 and settings.traitor_threshold == "three" else plan.threshold
 
 
 def _read(plan: ActionPlan, faces: tuple[int, ...], settings: t.D6Settings) -> PoolRead:
@@ -333,70 +258,3 @@ MODES: dict[str, tuple[Handler, tuple[str, ...], bool]] = {
     "stress": (_stress, ("amount",), False),
     "end-combat": (_end_combat, (), False),
 }
-
-
-def _d6_faces(roll: Roll, throws: bool, mode: str) -> tuple[int, ...]:
-    stray = [d for d in roll.dice if d.kind is not DieKind.D6]
-    if stray:
-        raise RuleError(f"{stray[0].kind.value} is not part of a d6-pool roll: throw d6 only")
-    if not throws and roll.dice:
-        raise RuleError(f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}")
-    return roll.faces(DieKind.D6)
-
-
-def _summary(ctx: RollContext, mode: str, facts: Mapping[str, JSONValue]) -> str:
-    who = ctx.actor or "the table"
-    if mode in ("action", "group") and "result" in facts:
-        extra = f", {facts['excess']} excess" if facts["excess"] else ""
-        return f"{who}: {facts['hits']} hits vs {facts['difficulty']}: {facts['result']}{extra}"
-    if mode == "auction":
-        return f"{who} rolled for the auction: hits hidden until the reveal"
-    if mode == "reveal":
-        return f"auction: {' and '.join(map(str, facts['winners']))} ({facts['why']})"
-    shown = ", ".join(
-        f"{k} {v}" for k, v in facts.items() if k != "mode" and not isinstance(v, list | dict)
-    )
-    return f"{who}, {mode}" + (f": {shown}" if shown else "")
-
-
-@register
-class D6PoolSystem(RuleSystem[D6Table]):
-    """Seed 002: d6 pools with hits, exploding 6s, traitor dice, clocks and momentum."""
-
-    name = "d6-pool"
-    state_type = D6Table
-
-    def initial_state(self, settings: Mapping[str, JSONValue]) -> D6Table:
-        return D6Table(settings=t.settings_from(settings))
-
-    def check_context(self, state: D6Table, context: RollContext) -> None:
-        mode = context.mode or "action"
-        if mode not in MODES:
-            raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
-        known = MODES[mode][1]
-        p.check_keys(context.params, known, f"{mode} param(s)")
-        if known is POOL_PARAMS:
-            plan_action(context, state.settings)
-
-    def resolve(
-        self, state: D6Table, context: RollContext, roll: Roll, earlier: Earlier
-    ) -> tuple[D6Table, Outcome]:
-        self.check_context(state, context)
-        mode = context.mode or "action"
-        handler, _, throws = MODES[mode]
-        table, facts = handler(state, context, _d6_faces(roll, throws, mode), earlier)
-        facts["mode"] = mode
-        return table, Outcome(_summary(context, mode, facts), facts)
-
-    def bar(self, state: D6Table) -> BarState:
-        segments = tuple((c.name, c.filled, c.size) for c in state.clocks)
-        first = state.clocks[0] if state.clocks else None
-        return BarState(
-            system=self.name,
-            low=0,
-            high=first.size if first else 1,
-            position=first.filled if first else 0,
-            label_a=first.name if first else "no clock",
-            label_b="full",
-            segments=segments,
-        )

@@ -1,6 +1,6 @@
 """Seed 002's d6-pool rules as pure functions: reading a pool, outcomes, contests,
-auctions, fortune rolls, resistance and clocks. The rule system wraps these
-(tidetower.engine.systems.d6pool); exact odds live in tidetower.engine.d6pool_odds.
+auctions, fortune rolls, resistance and clocks. The rule system (system.py, its modes
+in actions.py) wraps these; exact odds are counted in odds.py.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tidetower.engine.d6pool_odds import check_threshold, traitor_dice
 from tidetower.engine.rules import RuleError
 
 Result = Literal["bad", "partial", "full"]
@@ -27,6 +26,27 @@ LIKELIHOOD: dict[str, int] = {
 }
 CLOCK_KINDS = ("progress", "danger")
 MAX_CLOCK = 16
+
+THRESHOLDS = (3, 4)
+
+
+def check_threshold(threshold: int) -> int:
+    """`threshold` if it is a hit threshold of the game (3+ skill, 4+ Strike/Defend)."""
+    if threshold not in THRESHOLDS:
+        raise RuleError(f"threshold must be 3 (skill) or 4 (Strike/Defend), got {threshold!r}")
+    return threshold
+
+
+def check_difficulty(difficulty: int) -> int:
+    """`difficulty` if it is a whole number of hits of at least 1."""
+    if not isinstance(difficulty, int) or isinstance(difficulty, bool) or difficulty < 1:
+        raise RuleError(f"difficulty must be a whole number of at least 1, got {difficulty!r}")
+    return difficulty
+
+
+def traitor_dice(rating: int) -> int:
+    """Dice thrown at an action rating below 1: 2 - rating (rating 0 → 2 dice)."""
+    return 2 - rating
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Seed 004's graded d100 as pure functions: hit chance, grade, defence, exact odds.
+"""Seed 004's graded d100 as pure functions: hit chance, grade, defence (odds in odds.py).
 
 The d100 is rolled under the hit chance: margin = chance - roll (0 or more lands).
 The seed gives the grade bands "roughly"; the engine reads them as exact cut-offs:
@@ -143,15 +143,6 @@ def check_chance(chance: int) -> int:
     if not isinstance(chance, int) or isinstance(chance, bool) or not 0 <= chance <= 100:
         raise RuleError(f"chance must be a whole percentage 0..100, got {chance!r}")
     return chance
-
-
-def grade_odds(chance: int) -> dict[Grade, Fraction]:
-    """Exact chance of each grade when a d100 (1..100) is rolled under `chance`."""
-    check_chance(chance)
-    odds: dict[Grade, Fraction] = dict.fromkeys(GRADES, Fraction(0))
-    for roll in range(1, 101):
-        odds[grade(chance - roll)] += Fraction(1, 100)
-    return odds
 
 
 def defended(

@@ -1,11 +1,10 @@
-"""Seed 001 as a rule system: the Tide of Battle, a signed lean toward one side.
+"""The Tide of Battle (seed 001): a signed lean toward one side, and what shifts it.
 
 The tide favours one side by some steps or is Neutral; it has no maximum. Sides are
 "a", "b" (and "c", "d", … when a battle truly has more than two sides: only one side
 is favoured at a time). A shift toward a side first wears down whoever is favoured,
 passes through Neutral, then favours the new side (seed: 2 → 1 → 0 → +1).
-GM actions (shift, recount, demoralise, restore) come through `resolve` with an empty
-tray; an "attack" roll reports the tide's bonus to the attack and to the defence.
+Every change takes a BattleTide and returns a new one.
 """
 
 from __future__ import annotations
@@ -16,18 +15,7 @@ from dataclasses import dataclass
 from string import ascii_lowercase
 
 from tidetower.engine import params as p
-from tidetower.engine.dice import Roll
-from tidetower.engine.rules import (
-    BarState,
-    JSONValue,
-    Motion,
-    Outcome,
-    RollContext,
-    RollRecord,
-    RuleError,
-    RuleSystem,
-)
-from tidetower.engine.systems import register
+from tidetower.engine.rules import JSONValue, Motion, RuleError
 
 SURROUNDED = 4  # 5:1 or more: the largest superior-numbers shift
 
@@ -142,8 +130,8 @@ def shift(tide: BattleTide, toward: int, steps: int, cause: str) -> BattleTide:
     moved = dataclasses.replace(tide, favoured=favoured, steps=after)
     motion = Motion(
         f"{cause}: {steps} step{'s' * (steps > 1)} toward {tide.sides[toward]}",
-        _position(tide),
-        _position(moved),
+        position(tide),
+        position(moved),
     )
     return dataclasses.replace(moved, last_motion=motion)
 
@@ -157,12 +145,12 @@ def walk(tide: BattleTide, toward: int, steps: int) -> list[str]:
     return path
 
 
-def _position(tide: BattleTide) -> int:
+def position(tide: BattleTide) -> int:
     """The marker's place on the bar: signed for two sides, -steps toward the favoured else."""
     return tide.signed if len(tide.sides) == 2 else -tide.steps
 
 
-def _two_sides(tide: BattleTide, what: str) -> None:
+def two_sides(tide: BattleTide, what: str) -> None:
     if len(tide.sides) != 2:
         raise RuleError(
             f"{what} needs exactly two sides; lump allies into one side "
@@ -172,7 +160,7 @@ def _two_sides(tide: BattleTide, what: str) -> None:
 
 def recount(tide: BattleTide, a: Roster, b: Roster) -> BattleTide:
     """Segment 0 recount: shift by the change in the superior-numbers steps."""
-    _two_sides(tide, "superior numbers")
+    two_sides(tide, "superior numbers")
     old_side, old_steps = tide.numbers
     new_side, new_steps = numbers_shift(a, b)
     delta = _signed(new_side, new_steps) - _signed(old_side, old_steps)
@@ -191,7 +179,7 @@ def demoralise(tide: BattleTide, name: str, side: int, favour: int | None = None
     if any(d.name == name for d in tide.demoralised):
         raise RuleError(f"{name} is already demoralised")
     if favour is None:
-        _two_sides(tide, "demoralisation without naming the side it favours")
+        two_sides(tide, "demoralisation without naming the side it favours")
         favour = 1 - side
     if favour == side:
         raise RuleError("demoralisation favours the opposing side, not the creature's own")
@@ -282,141 +270,3 @@ def start(settings: Mapping[str, JSONValue]) -> BattleTide:
     if "numbers" in settings:
         tide = recount(tide, *rosters(settings["numbers"]))
     return dataclasses.replace(tide, last_motion=None)
-
-
-def _side(tide: BattleTide, context: RollContext) -> int:
-    value = context.params.get("side", context.side)
-    if value is None:
-        raise RuleError("name the side ('a', 'b', …) in side or params.side")
-    return tide.side_index(str(value))
-
-
-def _creature(context: RollContext) -> str:
-    return p.text(context.params, "creature", context.actor or None)
-
-
-def _attack(tide: BattleTide, context: RollContext, roll: Roll) -> dict[str, JSONValue]:
-    """An attack roll: the faces, the attacker's modifier and tide bonus, the defence's."""
-    if not roll.dice:
-        raise RuleError("an attack roll needs dice in the tray")
-    side = _side(tide, context)
-    target = (
-        tide.side_index(p.text(context.params, "target")) if "target" in context.params else None
-    )
-    if target is None:
-        _two_sides(tide, "an attack without a target side")
-        target = 1 - side
-    faces = sum(d.face for d in roll.dice)
-    total = faces + p.whole(context.params, "attack", 0) + tide.bonus(side)
-    facts: dict[str, JSONValue] = {
-        "faces": faces,
-        "attack_bonus": tide.bonus(side),
-        "defence_bonus": tide.bonus(target),
-        "total": total,
-    }
-    if "defence" in context.params:
-        defence = p.whole(context.params, "defence") + tide.bonus(target)
-        facts |= {"defence": defence, "hit": total >= defence}
-    return facts
-
-
-def _steps(context: RollContext) -> int:
-    return p.whole(context.params, "steps", 1, minimum=0)
-
-
-MODE_PARAMS: dict[str, tuple[str, ...]] = {
-    "attack": ("side", "attack", "defence", "target"),
-    "shift": ("side", "steps", "cause"),
-    "recount": ("numbers",),
-    "demoralise": ("side", "creature", "favour"),
-    "restore": ("creature",),
-}
-
-
-def gm_action(tide: BattleTide, context: RollContext) -> BattleTide:
-    """The tide after a GM action named by context.mode (no dice)."""
-    prm, mode = context.params, context.mode
-    if mode == "shift":
-        return shift(tide, _side(tide, context), _steps(context), p.text(prm, "cause", "shift"))
-    if mode == "recount":
-        return recount(tide, *rosters(prm.get("numbers")))
-    if mode == "demoralise":
-        favour = tide.side_index(p.text(prm, "favour")) if "favour" in prm else None
-        return demoralise(tide, _creature(context), _side(tide, context), favour)
-    return restore(tide, _creature(context))
-
-
-@register
-class BattleTideSystem(RuleSystem[BattleTide]):
-    """Seed 001: the Tide of Battle, a bonus to attacks and defences of the favoured side."""
-
-    name = "tide-of-battle"
-    state_type = BattleTide
-
-    def initial_state(self, settings: Mapping[str, JSONValue]) -> BattleTide:
-        return start(settings)
-
-    def check_context(self, state: BattleTide, context: RollContext) -> None:
-        mode = context.mode or "attack"
-        if mode not in MODE_PARAMS:
-            raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}")
-        p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
-        if mode in ("attack", "shift", "demoralise"):
-            _side(state, context)
-
-    def resolve(
-        self, state: BattleTide, context: RollContext, roll: Roll, earlier: Mapping[str, RollRecord]
-    ) -> tuple[BattleTide, Outcome]:
-        self.check_context(state, context)
-        mode = context.mode or "attack"
-        if mode == "attack":
-            facts = _attack(state, context, roll)
-            tide = state
-        else:
-            if roll.dice:
-                raise RuleError(
-                    f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}"
-                )
-            tide = gm_action(dataclasses.replace(state, last_motion=None), context)
-            facts = (
-                {"path": walk(state, _side(state, context), _steps(context))}
-                if mode == "shift"
-                else {}
-            )
-        motions = (tide.last_motion,) if tide.last_motion and tide is not state else ()
-        facts |= {"mode": mode, "tide": tide.describe(), "position": _position(tide)}
-        summary = f"{mode}: the tide stands at {tide.describe()}"
-        if "total" in facts:
-            summary = (
-                f"attack {facts['total']}"
-                + (
-                    f" vs defence {facts['defence']}: {'hit' if facts['hit'] else 'miss'}"
-                    if "hit" in facts
-                    else ""
-                )
-                + f" (tide {tide.describe()})"
-            )
-        return tide, Outcome(summary, facts, motions)
-
-    def bar(self, state: BattleTide) -> BarState:
-        reach = max(state.span, state.steps)
-        if len(state.sides) == 2:
-            return BarState(
-                system=self.name,
-                low=-reach,
-                high=reach,
-                position=state.signed,
-                label_a=state.sides[0],
-                label_b=state.sides[1],
-                last_motion=state.last_motion,
-            )
-        leader = state.sides[state.favoured] if state.favoured is not None else "Neutral"
-        return BarState(
-            system=self.name,
-            low=-reach,
-            high=reach,
-            position=-state.steps,
-            label_a=leader,
-            label_b="the others",
-            last_motion=state.last_motion,
-        )

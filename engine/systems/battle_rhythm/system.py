@@ -2,7 +2,7 @@
 
 GM actions with an empty tray move the clock: declare, abandon, advance, rewind.
 An "attack" throws the PCs' lots (2d6 each, attacker's pair first) and reads
-Offense - Defense = Accuracy (tidetower.engine.rhythm).
+Offense - Defense = Accuracy (attack.py).
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tidetower.engine import params as p
-from tidetower.engine import rhythm as r
-from tidetower.engine.dice import DieKind, Roll
-from tidetower.engine.rhythm import LOT_CASTERS, BattleRhythm, DeclareOrder
+from tidetower.engine.chances import Odds
+from tidetower.engine.dice import Roll
 from tidetower.engine.rules import (
     BarState,
     JSONValue,
@@ -23,15 +22,18 @@ from tidetower.engine.rules import (
     RuleSystem,
 )
 from tidetower.engine.systems import register
+from tidetower.engine.systems.battle_rhythm import rhythm as r
+from tidetower.engine.systems.battle_rhythm.attack import ATTACK_PARAMS, attack_facts
+from tidetower.engine.systems.battle_rhythm.odds import declared_lots
+from tidetower.engine.systems.battle_rhythm.rhythm import BattleRhythm, DeclareOrder
 
 MODE_PARAMS: dict[str, tuple[str, ...]] = {
     "declare": ("action", "effort", "starts_at", "alongside"),
     "abandon": ("action",),
     "advance": ("counts",),
     "rewind": (),
-    "attack": ("offense", "defense", "casters"),
+    "attack": ATTACK_PARAMS,
 }
-CASTERS = tuple(LOT_CASTERS)
 ORDERS: tuple[DeclareOrder, ...] = ("mobility", "free")
 
 
@@ -92,33 +94,6 @@ def _clock_summary(scene: BattleRhythm, ctx: RollContext) -> str:
     return f"Count {scene.count}: {done}"
 
 
-def _attack(ctx: RollContext, roll: Roll) -> dict[str, JSONValue]:
-    """Cast Lots, then Offense - Defense; without a Defense the target did not defend."""
-    stray = [d for d in roll.dice if d.kind is not DieKind.D6]
-    if stray:
-        raise RuleError(f"{stray[0].kind.value} is not a lot: Cast Lots with d6")
-    faces = roll.faces(DieKind.D6)
-    casters = p.choice(ctx.params, "casters", CASTERS, "attacker")
-    wanted = {"attacker": 2, "defender": 2, "both": 4, "none": 0}[casters]
-    if len(faces) != wanted:
-        raise RuleError(
-            f"casters {casters!r} throw {wanted} d6 (2 per PC), the tray shows {len(faces)}"
-        )
-    attacker = faces[:2] if casters in ("attacker", "both") else None
-    defender = faces[-2:] if casters in ("defender", "both") else None
-    lot = r.cast_lots(attacker, defender)
-    offense = p.whole(ctx.params, "offense", 0)
-    defense = p.optional_whole(ctx.params, "defense")
-    acc = None if defense is None else r.accuracy(offense, defense)
-    return {
-        "lot": lot,
-        "lot_name": r.LOT_NAMES[lot],
-        "accuracy": acc,
-        "defended": defense is not None,
-        "lands": r.lands(acc, lot),
-    }
-
-
 @register
 class BattleRhythmSystem(RuleSystem[BattleRhythm]):
     """Seed 003: the Count clock of declared actions, and Cast Lots for attacks."""
@@ -144,7 +119,7 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
     ) -> tuple[BattleRhythm, Outcome]:
         self.check_context(state, context)
         if context.mode in ("", "attack"):
-            facts = _attack(context, roll)
+            facts = attack_facts(context, roll)
             verdict = "lands" if facts["lands"] else "misses"
             return state, Outcome(
                 f"{context.actor or 'the attack'} {verdict} "
@@ -158,6 +133,9 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
         scene = _clock_action(state, context)
         facts = _clock_facts(scene) | {"mode": context.mode}
         return scene, Outcome(_clock_summary(scene, context), facts)
+
+    def odds(self, state: BattleRhythm, context: RollContext) -> Odds | None:
+        return declared_lots(context)
 
     def bar(self, state: BattleRhythm) -> BarState:
         nxt = state.next_due()

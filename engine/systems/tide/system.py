@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieKind, Roll
-from tidetower.engine.marks import TIERS, MarksRule, check_tier, read_marks
 from tidetower.engine.rules import (
     BarState,
     JSONValue,
     Motion,
     Outcome,
+    PracticeTurn,
     RollContext,
     RollRecord,
     RuleError,
@@ -21,7 +23,10 @@ from tidetower.engine.rules import (
     Side,
 )
 from tidetower.engine.systems import register
-from tidetower.engine.tide import TideTrack
+from tidetower.engine.systems.tide.marks import TIERS, MarksRule, check_tier, read_marks
+from tidetower.engine.systems.tide.odds import declared_marks
+from tidetower.engine.systems.tide.practice import practice_turn
+from tidetower.engine.systems.tide.track import TideTrack
 
 MODES = ("primitive", "unopposed", "opposed", "tide")
 AWAITS_REPLY = ("opposed", "tide")
@@ -82,14 +87,14 @@ def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
 
 
 @dataclass(frozen=True)
-class PoolRead:
+class ThrowRead:
     """What one throw shows under seed 000: its Marks and the d20 Omen, if one was thrown."""
 
     marks: int
     omen: int | None
 
 
-def read_pool(context: RollContext, roll: Roll, rule: MarksRule) -> PoolRead:
+def read_throw(context: RollContext, roll: Roll, rule: MarksRule) -> ThrowRead:
     """Marks (read from the tier dice, or entered by the GM) and the Omen of a throw."""
     stray = [d for d in roll.dice if d.kind not in (*TIERS, DieKind.D20)]
     if stray:
@@ -102,10 +107,10 @@ def read_pool(context: RollContext, roll: Roll, rule: MarksRule) -> PoolRead:
         raise RuleError(f"{len(omens)} d20 in one throw: only one Omen die may be thrown")
     omen = omens[0] if omens else None
     if context.marks is not None:
-        return PoolRead(context.marks, omen)
+        return ThrowRead(context.marks, omen)
     pool = [d for d in roll.dice if d.kind in TIERS]
     _check_pool(context, pool)
-    return PoolRead(read_marks((d.face for d in pool), rule), omen)
+    return ThrowRead(read_marks((d.face for d in pool), rule), omen)
 
 
 def _check_pool(context: RollContext, pool: list[Any]) -> None:
@@ -152,7 +157,7 @@ class TideSystem(RuleSystem[TideScene]):
         earlier: Mapping[str, RollRecord],
     ) -> tuple[TideScene, Outcome]:
         self.check_context(state, context)
-        read = read_pool(context, roll, state.marks_rule)
+        read = read_throw(context, roll, state.marks_rule)
         if context.reply_to is not None:
             return _resolve_reply(state, context, read, earlier)
         return _resolve_opening(state, context, read)
@@ -170,6 +175,19 @@ class TideSystem(RuleSystem[TideScene]):
             last_motion=track.last_motion,
         )
 
+    def odds(self, state: TideScene, context: RollContext) -> Odds | None:
+        return declared_marks(context, state.marks_rule)
+
+    def practice_turn(
+        self,
+        state: TideScene,
+        history: Sequence[RollRecord],
+        rng: random.Random,
+        options: Mapping[str, JSONValue],
+    ) -> PracticeTurn:
+        last = history[-1] if history and history[-1].system == self.name else None
+        return practice_turn(state.track, last, rng, options)
+
 
 def marks_text(marks: int) -> str:
     """'1 Mark', '3 Marks'."""
@@ -181,7 +199,7 @@ def _linked(context: RollContext) -> bool:
 
 
 def _resolve_opening(
-    state: TideScene, context: RollContext, read: PoolRead
+    state: TideScene, context: RollContext, read: ThrowRead
 ) -> tuple[TideScene, Outcome]:
     """A roll that replies to nothing: read its Marks; an unanswered Omen moves the bar now."""
     who = context.actor or "the roller"
@@ -206,7 +224,7 @@ def _resolve_opening(
 
 
 def _resolve_reply(
-    state: TideScene, context: RollContext, read: PoolRead, earlier: Mapping[str, RollRecord]
+    state: TideScene, context: RollContext, read: ThrowRead, earlier: Mapping[str, RollRecord]
 ) -> tuple[TideScene, Outcome]:
     """A reply closes an exchange: margin on the Marks, and on the Tide if it is linked."""
     opening = _opening(context, earlier)

@@ -1,8 +1,8 @@
 """The d6-pool table's shared tracker (seed 002): clocks, momentum flags, stress, auction.
 
-Every change is a pure function: a D6Table in, a new D6Table out. The rule system
-(tidetower.engine.systems.d6pool) calls these for rolls and for GM actions; the
-session or MQTT commands may call them directly.
+Every change is a pure function: a D6Table in, a new D6Table out. The rule system's
+modes (actions.py) call these for rolls and for GM actions; the session or MQTT
+commands may call them directly.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tidetower.engine import params as p
-from tidetower.engine.d6pool import Bid, Clock, auction_winners, check_bid
 from tidetower.engine.rules import JSONValue, RuleError
+from tidetower.engine.systems.d6_pool.pool import Bid, Clock, auction_winners, check_bid
 
 TraitorThreshold = Literal["roll", "three"]
 AuctionBids = Literal["open", "raise"]

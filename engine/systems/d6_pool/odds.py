@@ -13,29 +13,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-from tidetower.engine.rules import RuleError
+from tidetower.engine.chances import Odds
+from tidetower.engine.rules import RollContext, RuleError
+from tidetower.engine.systems.d6_pool.actions import MODES
+from tidetower.engine.systems.d6_pool.plan import POOL_PARAMS, hit_threshold, plan_action
+from tidetower.engine.systems.d6_pool.pool import check_difficulty, check_threshold, traitor_dice
+from tidetower.engine.systems.d6_pool.tracker import D6Table
 
 MAX_DICE = 60
-THRESHOLDS = (3, 4)
-
-
-def check_threshold(threshold: int) -> int:
-    """`threshold` if it is a hit threshold of the game (3+ skill, 4+ Strike/Defend)."""
-    if threshold not in THRESHOLDS:
-        raise RuleError(f"threshold must be 3 (skill) or 4 (Strike/Defend), got {threshold!r}")
-    return threshold
-
-
-def check_difficulty(difficulty: int) -> int:
-    """`difficulty` if it is a whole number of hits of at least 1."""
-    if not isinstance(difficulty, int) or isinstance(difficulty, bool) or difficulty < 1:
-        raise RuleError(f"difficulty must be a whole number of at least 1, got {difficulty!r}")
-    return difficulty
-
-
-def traitor_dice(rating: int) -> int:
-    """Dice thrown at an action rating below 1: 2 - rating (rating 0 → 2 dice)."""
-    return 2 - rating
 
 
 @dataclass(frozen=True)
@@ -147,3 +132,27 @@ def pool_odds(rating: int, difficulty: int = 1, threshold: int = 3) -> PoolOdds:
     bad = sum((p for k, p in hits.items() if k < difficulty), Fraction(0))
     partial = hits.get(difficulty, Fraction(0))
     return PoolOdds(rating, threshold, difficulty, hits, bad, partial, 1 - bad - partial, explosion)
+
+
+BANDED_MODES = ("action", "group")
+"""Pool modes read against a difficulty: bad, partial or full."""
+
+
+def _pool_dice(odds: PoolOdds, banded: bool) -> str:
+    """'3d6 at 4+ vs 2', '2d6 traitor at 3+ vs 1'; no difficulty for a contest or auction."""
+    dice = f"{traitor_dice(odds.rating)}d6 traitor" if odds.traitor else f"{odds.rating}d6"
+    return f"{dice} at {odds.threshold}+" + (f" vs {odds.difficulty}" if banded else "")
+
+
+def declared_pool(table: D6Table, context: RollContext) -> Odds | None:
+    """A pool roll's hits and explosion; for an action or group roll, bad/partial/full too."""
+    mode = context.mode or "action"
+    if mode not in MODES or MODES[mode][1] is not POOL_PARAMS:
+        return None  # resistance, fortune and GM actions: no pool odds
+    plan = plan_action(context, table.settings)
+    odds = pool_odds(plan.rating, plan.difficulty, hit_threshold(plan, table.settings))
+    banded = mode in BANDED_MODES
+    outcomes = {"bad": odds.bad, "partial": odds.partial, "full": odds.full} if banded else {}
+    return Odds(
+        "hits", _pool_dice(odds, banded), odds.hits, outcomes=outcomes, explosion=odds.explosion
+    )

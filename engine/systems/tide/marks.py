@@ -11,11 +11,12 @@ rule is a table setting (docs/engine.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from tidetower.engine.chances import convolve
 from tidetower.engine.dice import DieError, DieKind
 
 TIERS: tuple[DieKind, ...] = (DieKind.D6, DieKind.D8, DieKind.D12)
@@ -67,15 +68,6 @@ def die_distribution(tier: DieKind, rule: MarksRule = MarksRule()) -> dict[int, 
         marks = rule.marks_for_face(face)
         dist[marks] = dist.get(marks, Fraction(0)) + Fraction(1, sides)
     return dist
-
-
-def convolve(a: Mapping[int, Fraction], b: Mapping[int, Fraction]) -> dict[int, Fraction]:
-    """Distribution of the sum of two independent counts."""
-    out: dict[int, Fraction] = {}
-    for x, px in a.items():
-        for y, py in b.items():
-            out[x + y] = out.get(x + y, Fraction(0)) + px * py
-    return out
 
 
 def pool_distribution(
