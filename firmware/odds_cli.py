@@ -1,4 +1,5 @@
-"""`tidetower odds`: exact odds a table can see before it rolls (pool, marks, d100).
+"""`tidetower odds`: exact odds a table can see before it rolls (pool, marks, d100, and the
+roll declared in the session, whatever its system).
 
 Every number is counted exactly by the rule systems' odds (each system's odds.py), never
 sampled; the table shows percentages, `--json` gives the probabilities as floats.
@@ -9,19 +10,23 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.rules import RuleError
+from tidetower.engine.session import declared_odds
 from tidetower.engine.systems.d6_pool.odds import pool_odds
 from tidetower.engine.systems.graded_d100.grades import DAMAGE
 from tidetower.engine.systems.graded_d100.odds import d100_odds
 from tidetower.engine.systems.tide.marks import MarksRule
 from tidetower.engine.systems.tide.odds import marks_odds
 from tidetower.engine.systems.tide.track import SIZES
-from tidetower.firmware.session_cli import TIER_NAMES
+from tidetower.firmware.session_cli import TIER_NAMES, open_table, store_option
+from tidetower.mqtt.views import odds_body
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -225,3 +230,37 @@ def d100_command(chance: int, as_json: bool) -> None:
             click.echo(f"  {name:>10}  x{float(DAMAGE[name]):<5g} {_pct(value)}")
 
     _engine_errors(run)
+
+
+def _print_odds(system: str, odds: Odds) -> None:
+    """The odds as a table: what the roll comes to, then each value with its name."""
+    click.echo(f"{system}: {odds.dice}, mean {float(odds.mean):.4g} {odds.counts} (exact)")
+    extras = dict(odds.outcomes)
+    if odds.explosion is not None:
+        extras["6s explode"] = odds.explosion
+    if extras:
+        _table("outcome", extras)
+    click.echo(f"{odds.counts}  (chance, chance of this or more)")
+    for value in odds.values():
+        name = odds.labels.get(value, "")
+        chance, more = _pct(odds.distribution[value]), _pct(odds.at_least(value))
+        click.echo(f"  {value:>10}  {chance}  {more}  {name}".rstrip())
+
+
+@odds_group.command("declared")
+@store_option
+@_json_option
+def declared_command(store: Path, as_json: bool) -> None:
+    """The roll declared in the session, under whatever rule system the table plays."""
+    with open_table(store) as table:
+        state = table.state
+    odds = declared_odds(state)
+    if as_json:
+        click.echo("null" if odds is None else odds_body(odds).model_dump_json())
+    elif odds is None:
+        click.echo(
+            f"{state.system}: no odds: nothing is declared, or the declared roll "
+            "throws nothing to count"
+        )
+    else:
+        _print_odds(state.system, odds)
