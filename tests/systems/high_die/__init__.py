@@ -1,0 +1,112 @@
+"""High die: a rule system in one folder, to prove that one folder is all a system needs.
+
+A side throws one d6; a face of `target` (4) or more pushes the bar one step toward that
+side's end. The bar runs from -span (side A's end) to +span (side B's), starting at 0.
+Importing this module registers it (tests/test_new_system.py does, and puts it away after).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from tidetower.engine import params as p
+from tidetower.engine.chances import Odds
+from tidetower.engine.dice import DieKind, Roll
+from tidetower.engine.rules import (
+    BarState,
+    JSONValue,
+    Motion,
+    Outcome,
+    PracticeTurn,
+    RollContext,
+    RollRecord,
+    RuleError,
+    RuleSystem,
+    Side,
+    alternate_side,
+)
+from tidetower.engine.systems import register
+
+
+@dataclass(frozen=True)
+class HighDie:
+    """The tracker: where the bar stands, how far it reaches, the face that pushes it."""
+
+    position: int = 0
+    span: int = 3
+    target: int = 4
+    last_motion: Motion | None = None
+
+
+def _side(context: RollContext) -> Side:
+    if context.side is None:
+        raise RuleError("name the side that throws ('a' or 'b')")
+    return context.side
+
+
+@register
+class HighDieSystem(RuleSystem[HighDie]):
+    """One d6 for a side: `target` or more pushes the bar a step toward that side."""
+
+    name = "high-die"
+    state_type = HighDie
+
+    def initial_state(self, settings: Mapping[str, JSONValue]) -> HighDie:
+        p.check_keys(settings, ("span", "target"), "high-die setting(s)")
+        return HighDie(
+            span=p.whole(settings, "span", 3, minimum=1, maximum=10),
+            target=p.whole(settings, "target", 4, minimum=1, maximum=6),
+        )
+
+    def check_context(self, state: HighDie, context: RollContext) -> None:
+        _side(context)
+
+    def resolve(
+        self,
+        state: HighDie,
+        context: RollContext,
+        roll: Roll,
+        earlier: Mapping[str, RollRecord],
+    ) -> tuple[HighDie, Outcome]:
+        side = _side(context)
+        if [d.kind for d in roll.dice] != [DieKind.D6]:
+            raise RuleError("high die is one d6")
+        face = roll.dice[0].face
+        if face < state.target:
+            return state, Outcome(f"{face}: the bar holds", {"face": face, "pushed": False})
+        after = max(-state.span, min(state.span, state.position + (-1 if side == "a" else 1)))
+        motion = Motion(f"{face} pushes toward {side.upper()}", state.position, after)
+        moved = dataclasses.replace(state, position=after, last_motion=motion)
+        return moved, Outcome(f"{face}: pushed", {"face": face, "pushed": True}, (motion,))
+
+    def bar(self, state: HighDie) -> BarState:
+        return BarState(
+            system=self.name,
+            low=-state.span,
+            high=state.span,
+            position=state.position,
+            last_motion=state.last_motion,
+        )
+
+    def odds(self, state: HighDie, context: RollContext) -> Odds | None:
+        push = Fraction(7 - state.target, 6)
+        return Odds(
+            "steps",
+            f"1d6 at {state.target}+",
+            {0: 1 - push, 1: push},
+            outcomes={"pushes": push, "holds": 1 - push},
+        )
+
+    def practice_turn(
+        self,
+        state: HighDie,
+        history: Sequence[RollRecord],
+        rng: random.Random,
+        options: Mapping[str, JSONValue],
+    ) -> PracticeTurn:
+        side = alternate_side(history)
+        return PracticeTurn(RollContext(actor=f"Side {side.upper()}", side=side), (DieKind.D6,))
