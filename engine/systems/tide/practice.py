@@ -26,11 +26,11 @@ def _tiers(options: Mapping[str, JSONValue]) -> tuple[DieKind, ...]:
     if named is None:
         return TIER_MIX
     if not isinstance(named, list | tuple) or not named:
-        raise RuleError(f"tiers must be a list of tier dice, got {named!r}")
+        raise RuleError(f"tiers must be a list of tier dice, got {named!r}", field="tiers")
     try:
         return tuple(check_tier(DieKind.parse(str(tier))) for tier in named)
     except DieError as error:
-        raise RuleError(str(error)) from None
+        raise RuleError(str(error), field="tiers") from None
 
 
 def _context(last: RollRecord | None) -> RollContext:
