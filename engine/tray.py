@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+DieName = Literal["d4", "d6", "d8", "d10", "d10-tens", "d12", "d20", "d100"]
+"""Every die the tower names: the rules' kinds (engine.dice.DieKind) and the camera's tens
+d10, which the camera pairs with a units d10 to make a d100."""
+DIE_NAMES: tuple[DieName, ...] = get_args(DieName)
 
 Box = tuple[float, float, float, float]
 """Normalised (x0, y0, x1, y1), x to the right and y down, each 0..1."""

@@ -11,12 +11,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
+from tidetower.engine.systems.tide.track import Footing, Size
 
 SCHEMA_VERSION = 1
 
 Side = Literal["a", "b"]
 Phase = Literal["new", "result", "undone"]
-DieName = Literal["d4", "d6", "d8", "d10", "d10-tens", "d12", "d20", "d100"]
+DieName = tray.DieName
 """Die kinds on the wire: the camera's (a units "d10" shows 0..9, "d10-tens" 00..90) and
 the rules' (a "d10" on its own shows 1..10; a tens and a units d10 together are a "d100")."""
 
@@ -273,8 +274,8 @@ class TideCommand(Command):
 
     weight_a: int | None = Field(None, ge=1, le=100)
     weight_b: int | None = Field(None, ge=2, le=100)
-    size: Literal["small-skirmish", "skirmish", "battle"] | None = None
-    footing: Literal["equal", "slight-a", "slight-b", "severe-a", "severe-b"] | None = None
+    size: Size | None = None
+    footing: Footing | None = None
     label_a: str | None = Field(None, max_length=40)
     label_b: str | None = Field(None, max_length=40)
     marks_rule: Literal["threshold", "step"] | None = None

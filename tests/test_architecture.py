@@ -8,6 +8,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tidetower.engine.dice import DieKind
+from tidetower.engine.tray import DIE_NAMES
+from tidetower.vision.kinds import KINDS
+
 ROOT = Path(__file__).resolve().parents[1]
 MAY_IMPORT = {
     "engine": {"engine"},
@@ -65,3 +69,9 @@ def test_the_check_sees_an_import_upwards(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from tidetower.firmware.run import run_command\n")
     assert imported(module) == [(2, "firmware.run")]
+
+
+def test_the_tower_names_every_die_the_rules_know() -> None:
+    rules = {kind.value for kind in DieKind}
+    assert set(DIE_NAMES) == rules | {"d10-tens"}
+    assert set(KINDS) == set(DIE_NAMES) - {"d100"}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-KINDS = ("d4", "d6", "d8", "d10", "d10-tens", "d12", "d20")
-"""Every kind the reader names; "d10" is the units die (0..9), "d10-tens" shows 00..90."""
+from tidetower.engine.tray import DIE_NAMES, DieName
+
+KINDS: tuple[DieName, ...] = tuple(k for k in DIE_NAMES if k != "d100")
+"""Every kind the reader names (a d100 is read as a pair); "d10" is the units die (0..9),
+"d10-tens" shows 00..90."""
 
 
 def face_values(kind: str) -> tuple[int, ...]:

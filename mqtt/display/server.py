@@ -11,12 +11,15 @@ import contextlib
 import json
 import shutil
 import threading
+from html import escape
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import click
 
+from tidetower.engine.systems import get_system
+from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
 from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings
 
@@ -30,6 +33,24 @@ FILES = {
     "mqttws.js": "text/javascript",
     "display.css": "text/css",
 }
+
+
+def _choices() -> dict[str, tuple[tuple[str, ...], str]]:
+    """The page's fixed choices (the Tide's sizes and footings), from the rules themselves,
+    each with what a new Tide starts with selected."""
+    track = get_system("tide").initial_state({}).track
+    return {"size": (SIZES, track.size), "footing": (FOOTINGS, track.footing)}
+
+
+def page_html() -> bytes:
+    """display.html with its `<!-- choices:NAME -->` filled in as options."""
+    html = (PAGE_DIR / "display.html").read_text(encoding="utf-8")
+    for name, (options, chosen) in _choices().items():
+        tags = "".join(
+            f"<option{' selected' if o == chosen else ''}>{escape(o)}</option>" for o in options
+        )
+        html = html.replace(f"<!-- choices:{name} -->", tags)
+    return html.encode("utf-8")
 
 
 def page_config(settings: MqttSettings) -> bytes:
@@ -49,6 +70,8 @@ def _handler(settings: MqttSettings) -> type[BaseHTTPRequestHandler]:
             name = self.path.split("?")[0].lstrip("/") or "display.html"
             if name == "config.json":
                 self._send(config, "application/json")
+            elif name == "display.html":
+                self._send(page_html(), FILES[name])
             elif name in FILES:
                 self._send((PAGE_DIR / name).read_bytes(), FILES[name])
             else:
@@ -102,6 +125,7 @@ def export_page(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name in FILES:
         shutil.copyfile(PAGE_DIR / name, folder / name)
+    (folder / "display.html").write_bytes(page_html())
     return folder / "display.html"
 
 
