@@ -55,7 +55,7 @@ def declare(state: SessionState, context: RollContext) -> SessionState:
     """Declare the next roll's context, after checking it against the rules and history."""
     get_system(state.system).check_context(state.tracker, context)
     if context.reply_to is not None and state.roll(context.reply_to) is None:
-        raise RuleError(f"reply to unknown roll {context.reply_to!r}")
+        raise RuleError(f"reply to unknown roll {context.reply_to!r}", field="reply_to")
     return dataclasses.replace(state, declared=context)
 
 

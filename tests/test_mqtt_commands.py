@@ -123,6 +123,29 @@ BAD = [
     ("teach", {"id": "b18", "value": True}, "value", "valid integer"),
     ("learn", {"id": "b19"}, "command", "keeps no corrections to learn from"),
     ("learn", {"id": "b20", "now": True}, "now", "Extra inputs"),
+    # the engine's refusals, named where the GM typed the field (RuleError.field)
+    ("tide", {"id": "b21", "marks_threshold": 9}, "marks_threshold", "marks threshold must"),
+    (
+        "system",
+        {"id": "b22", "name": "tide", "settings": {"size": "duel"}},
+        "settings.size",
+        "duel",
+    ),
+    (
+        "system",
+        {"id": "b23", "name": "tide-of-battle", "settings": {"home": "z"}},
+        "settings.home",
+        "'z'",
+    ),
+    ("declare", {"id": "b24", "mode": "heroic"}, "mode", "unknown mode 'heroic'"),
+    ("declare", {"id": "b25", "tier": "d20"}, "tier", "not a tier die"),
+    ("declare", {"id": "b26", "reply_to": "nope"}, "reply_to", "unknown roll 'nope'"),
+    (
+        "roll",
+        {"id": "b27", "dice": [{"kind": "d4", "value": 2}]},
+        "dice",
+        "not part of a Tide roll",
+    ),
 ]
 
 
@@ -150,6 +173,25 @@ def test_bad_commands_change_nothing_and_say_why(
     assert words in reply["error"]["message"]
     assert publisher.table.state == before and publisher.table.store.pending() == []
     assert gm.send("declare", {"id": "alive", "actor": "still"}, "alive")["ok"]
+
+
+def test_a_refused_param_is_named_under_params(
+    tower: tuple[TablePublisher, Gm, Listener],
+) -> None:
+    publisher, gm, _ = tower
+    assert gm.send("system", {"id": "s1", "name": "d6-pool"}, "s1")["ok"]
+    before = publisher.table.state
+    for body, field, words in [
+        ({"params": {"rating": 13}}, "params.rating", "rating must be at most 12"),
+        ({"params": {"rating": 2, "threshold": 5}}, "params.threshold", "unknown threshold"),
+        ({"params": {"rating": 2, "push": "die"}}, "actor", "needs the actor's name"),
+        ({"params": {"rating": 2, "bid": 3}}, "params.bid", "unknown action param(s) bid"),
+    ]:
+        request = f"p-{field}"
+        reply = gm.send("declare", {"id": request, **body}, request)
+        assert not reply["ok"] and reply["error"]["field"] == field
+        assert words in reply["error"]["message"]
+    assert publisher.table.state == before
 
 
 def _reply_without_id(gm: Gm, name: str, body: dict[str, Any] | bytes) -> dict[str, Any]:

@@ -42,13 +42,14 @@ def attack_facts(context: RollContext, roll: Roll) -> dict[str, JSONValue]:
     """Cast Lots (the attacker's pair first), then whether the attack lands."""
     stray = [d for d in roll.dice if d.kind is not DieKind.D6]
     if stray:
-        raise RuleError(f"{stray[0].kind.value} is not a lot: Cast Lots with d6")
+        raise RuleError(f"{stray[0].kind.value} is not a lot: Cast Lots with d6", field="dice")
     faces = roll.faces(DieKind.D6)
     casters = declared_casters(context)
     if len(faces) != r.lot_dice(casters):
         raise RuleError(
             f"casters {casters!r} throw {r.lot_dice(casters)} d6 (2 per PC), "
-            f"the tray shows {len(faces)}"
+            f"the tray shows {len(faces)}",
+            field="dice",
         )
     attack = declared_attack(context)
     by_attacker, by_defender = r.LOT_CASTERS[attack.casters]

@@ -16,7 +16,10 @@ _PAIRS = tuple(product(range(1, 7), repeat=2))
 def lot_chances(casters: str) -> dict[int, Fraction]:
     """Exact chance of each lot of an attack whose lots are cast by `casters` (2d6 per PC)."""
     if casters not in LOT_CASTERS:
-        raise RuleError(f"unknown casters {casters!r}: expected one of {', '.join(LOT_CASTERS)}")
+        raise RuleError(
+            f"unknown casters {casters!r}: expected one of {', '.join(LOT_CASTERS)}",
+            field="casters",
+        )
     by_attacker, by_defender = LOT_CASTERS[casters]
     attacker = _PAIRS if by_attacker else (None,)
     defender = _PAIRS if by_defender else (None,)

@@ -79,7 +79,8 @@ def _check_order(scene: BattleRhythm, actor: str) -> None:
     if faster:
         raise RuleError(
             f"{actor} (Mobility {mine}) must declare before {faster[0]} "
-            f"(Mobility {scene.mobility[faster[0]]}): lowest Mobility first"
+            f"(Mobility {scene.mobility[faster[0]]}): lowest Mobility first",
+            field="actor",
         )
 
 
@@ -95,19 +96,23 @@ def declare(
     unless it is declared `alongside` them. Before anything has resolved, an action may be
     declared as starting at a later Count (`starts_at` >= 1)."""
     if not actor:
-        raise RuleError("a declaration needs the actor's name")
+        raise RuleError("a declaration needs the actor's name", field="actor")
     if not isinstance(effort, int) or isinstance(effort, bool) or effort < 1:
-        raise RuleError(f"effort must be a whole number of Counts >= 1, got {effort!r}")
+        raise RuleError(
+            f"effort must be a whole number of Counts >= 1, got {effort!r}", field="effort"
+        )
     _check_order(scene, actor)
     start = scene.count
     if starts_at is not None:
         if scene.checkpoint is not None:
             raise RuleError(
-                "starts_at is only for the beginning of a battle, before any action has resolved"
+                "starts_at is only for the beginning of a battle, before any action has resolved",
+                field="starts_at",
             )
         if starts_at < max(scene.count, 1):
             raise RuleError(
-                f"starts_at must be a Count after 0 and not in the past, got {starts_at}"
+                f"starts_at must be a Count after 0 and not in the past, got {starts_at}",
+                field="starts_at",
             )
         start = starts_at
     kept = scene.pending if alongside else tuple(a for a in scene.pending if a.actor != actor)
@@ -119,7 +124,10 @@ def abandon(scene: BattleRhythm, actor: str, action: str | None = None) -> Battl
     """Drop an actor's pending action(s); the Counts already spent are not refunded."""
     gone = [a for a in scene.pending if a.actor == actor and action in (None, a.action)]
     if not gone:
-        raise RuleError(f"{actor} has no pending action" + (f" {action!r}" if action else ""))
+        raise RuleError(
+            f"{actor} has no pending action" + (f" {action!r}" if action else ""),
+            field="action" if action else "actor",
+        )
     return dataclasses.replace(scene, pending=tuple(a for a in scene.pending if a not in gone))
 
 
@@ -130,7 +138,7 @@ def advance(scene: BattleRhythm, counts: int | None = None) -> BattleRhythm:
     if due is None:
         raise RuleError("no action is scheduled: declare one before advancing")
     if counts is not None and (not isinstance(counts, int) or counts < 1):
-        raise RuleError(f"counts must be a whole number >= 1, got {counts!r}")
+        raise RuleError(f"counts must be a whole number >= 1, got {counts!r}", field="counts")
     count = due if counts is None else min(scene.count + counts, due)
     if count < due:
         return dataclasses.replace(scene, count=count, declared=(), resolved=())
@@ -162,7 +170,7 @@ def accuracy(offense: int, defense: int) -> int:
 def lot(faces: Sequence[int]) -> int:
     """One PC's lot from 2d6, from that PC's side: +2 CRIT, +1 WEAL, -1 WOE, -2 FUMBLE."""
     if len(faces) != 2 or any(not 1 <= f <= 6 for f in faces):
-        raise RuleError(f"Cast Lots is two d6 per PC, got faces {list(faces)!r}")
+        raise RuleError(f"Cast Lots is two d6 per PC, got faces {list(faces)!r}", field="dice")
     return LOT_BY_SUM.get(sum(faces), 0)
 
 

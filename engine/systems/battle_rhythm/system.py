@@ -44,7 +44,9 @@ def rhythm_from(settings: Mapping[str, JSONValue]) -> BattleRhythm:
     if not isinstance(mobility, Mapping) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in mobility.values()
     ):
-        raise RuleError(f"mobility must map names to whole numbers, got {mobility!r}")
+        raise RuleError(
+            f"mobility must map names to whole numbers, got {mobility!r}", field="mobility"
+        )
     order = p.choice(settings, "declare_order", ORDERS, "mobility")
     return BattleRhythm(mobility={str(k): int(v) for k, v in mobility.items()}, declare_order=order)
 
@@ -107,7 +109,9 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
     def check_context(self, state: BattleRhythm, context: RollContext) -> None:
         mode = context.mode or "attack"
         if mode not in MODE_PARAMS:
-            raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}")
+            raise RuleError(
+                f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}", field="mode"
+            )
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
 
     def resolve(
@@ -128,7 +132,8 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
             )
         if roll.dice:
             raise RuleError(
-                f"{context.mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}"
+                f"{context.mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}",
+                field="dice",
             )
         scene = _clock_action(state, context)
         facts = _clock_facts(scene) | {"mode": context.mode}

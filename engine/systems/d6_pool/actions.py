@@ -65,7 +65,7 @@ def _momentum(table: D6Table, actor: str, plan: ActionPlan, result: str, excess:
     spent = False
     if plan.spend_momentum:
         if not table.has_momentum(actor):
-            raise RuleError(f"{actor} has no momentum to spend")
+            raise RuleError(f"{actor} has no momentum to spend", field="spend_momentum")
         landed = result == "full" or (
             result == "partial" and table.settings.momentum_spend == "success"
         )
@@ -100,12 +100,16 @@ def _resist(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: E
     score = p.whole(ctx.params, "attribute", ctx.pool, minimum=0, maximum=24)
     zero = score == 0
     if zero and table.settings.zero_resistance == "cannot":
-        raise RuleError("attribute 0: this table does not allow resisting with no dice")
+        raise RuleError(
+            "attribute 0: this table does not allow resisting with no dice",
+            field="attribute" if "attribute" in ctx.params else "pool",
+        )
     dice = 2 if zero else score
     if len(faces) != dice:
         raise RuleError(
             f"a resistance roll at attribute {score} throws {dice} dice, "
-            f"the tray shows {len(faces)}"
+            f"the tray shows {len(faces)}",
+            field="dice",
         )
     cost = resistance_cost(faces, zero_dice=zero)
     facts: dict[str, JSONValue] = {"attribute": score, "cost": cost}
@@ -119,9 +123,9 @@ def _opening(ctx: RollContext, earlier: Earlier, mode: str) -> RollRecord:
     assert ctx.reply_to is not None
     opening = earlier.get(ctx.reply_to)
     if opening is None:
-        raise RuleError(f"reply to unknown roll {ctx.reply_to!r}")
+        raise RuleError(f"reply to unknown roll {ctx.reply_to!r}", field="reply_to")
     if opening.context.mode != mode:
-        raise RuleError(f"roll {opening.id} is not a {mode} roll")
+        raise RuleError(f"roll {opening.id} is not a {mode} roll", field="reply_to")
     return opening
 
 
@@ -180,7 +184,7 @@ def _group(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Ea
 def _fortune(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier) -> Step:
     """A fortune roll: one d6 against the likelihood ladder, modifiers shift the TN."""
     if len(faces) != 1:
-        raise RuleError(f"a fortune roll is one d6, the tray shows {len(faces)}")
+        raise RuleError(f"a fortune roll is one d6, the tray shows {len(faces)}", field="dice")
     likelihood = p.choice(ctx.params, "likelihood", tuple(LIKELIHOOD), "even")
     target = fortune_target(likelihood, p.whole(ctx.params, "modifier", 0, -3, 3))
     return table, {
@@ -194,7 +198,7 @@ def _fortune(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: 
 def _auction(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Earlier) -> Step:
     """A secret auction roll: hits go into the tracker, hidden until the reveal."""
     if not ctx.actor:
-        raise RuleError("an auction roll needs the participant's name (actor)")
+        raise RuleError("an auction roll needs the participant's name (actor)", field="actor")
     read = _read(plan_action(ctx, table.settings), faces, table.settings)
     table = t.auction_roll(table, ctx.actor, read.hits, read.sixes)
     return table, {"auction_participants": len(table.auction), "hidden": True}

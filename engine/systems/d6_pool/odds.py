@@ -93,7 +93,7 @@ def hit_distribution(dice: int, threshold: int) -> dict[int, Fraction]:
     and a pool of n dice scores at most 2n hits. Nothing is truncated.
     """
     if not 1 <= dice <= MAX_DICE:
-        raise RuleError(f"an exploding pool needs 1..{MAX_DICE} dice, got {dice}")
+        raise RuleError(f"an exploding pool needs 1..{MAX_DICE} dice, got {dice}", field="rating")
     check_threshold(threshold)
     dist = _walk_chain(dice, threshold)
     assert sum(dist.values()) == 1

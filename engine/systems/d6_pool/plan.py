@@ -63,9 +63,11 @@ def plan_action(context: RollContext, settings: t.D6Settings) -> ActionPlan:
         harm=p.optional_whole(prm, "harm", minimum=0),
     )
     if (push or plan.spend_momentum) and not context.actor:
-        raise RuleError("a push or a momentum spend needs the actor's name")
+        raise RuleError("a push or a momentum spend needs the actor's name", field="actor")
     if plan.spend_momentum and action != "strike":
-        raise RuleError(f"momentum is spent on a strike, not on action {action!r}")
+        raise RuleError(
+            f"momentum is spent on a strike, not on action {action!r}", field="spend_momentum"
+        )
     return plan
 
 

@@ -33,14 +33,20 @@ THRESHOLDS = (3, 4)
 def check_threshold(threshold: int) -> int:
     """`threshold` if it is a hit threshold of the game (3+ skill, 4+ Strike/Defend)."""
     if threshold not in THRESHOLDS:
-        raise RuleError(f"threshold must be 3 (skill) or 4 (Strike/Defend), got {threshold!r}")
+        raise RuleError(
+            f"threshold must be 3 (skill) or 4 (Strike/Defend), got {threshold!r}",
+            field="threshold",
+        )
     return threshold
 
 
 def check_difficulty(difficulty: int) -> int:
     """`difficulty` if it is a whole number of hits of at least 1."""
     if not isinstance(difficulty, int) or isinstance(difficulty, bool) or difficulty < 1:
-        raise RuleError(f"difficulty must be a whole number of at least 1, got {difficulty!r}")
+        raise RuleError(
+            f"difficulty must be a whole number of at least 1, got {difficulty!r}",
+            field="difficulty",
+        )
     return difficulty
 
 
@@ -107,7 +113,7 @@ def check_faces(faces: Iterable[int]) -> tuple[int, ...]:
     out = tuple(faces)
     for face in out:
         if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= 6:
-            raise RuleError(f"a d6 cannot show {face!r}: faces are 1..6")
+            raise RuleError(f"a d6 cannot show {face!r}: faces are 1..6", field="dice")
     return out
 
 
@@ -119,7 +125,7 @@ def read_pool(faces: Iterable[int], rating: int, threshold: int = 3) -> PoolRead
         return _read_traitor(shown, rating, threshold)
     error = _chain_error(rating, shown)
     if error:
-        raise RuleError(error)
+        raise RuleError(error, field="dice")
     hits = sum(1 for f in shown if f >= threshold)
     return PoolRead(rating, threshold, shown, hits, shown.count(6), len(shown) - rating)
 
@@ -129,7 +135,8 @@ def _read_traitor(faces: tuple[int, ...], rating: int, threshold: int) -> PoolRe
     dice = traitor_dice(rating)
     if len(faces) != dice:
         raise RuleError(
-            f"rating {rating} throws {dice} traitor dice but the tray shows {len(faces)}"
+            f"rating {rating} throws {dice} traitor dice but the tray shows {len(faces)}",
+            field="dice",
         )
     scored = all(f >= threshold for f in faces)
     return PoolRead(rating, threshold, faces, int(scored), faces.count(6) if scored else 0, 0)
@@ -166,10 +173,11 @@ def fortune_target(likelihood: str, modifier: int = 0) -> int:
     """Target number on the likelihood ladder, shifted by the modifier (+1 → TN - 1)."""
     if likelihood not in LIKELIHOOD:
         raise RuleError(
-            f"unknown likelihood {likelihood!r}: expected one of {', '.join(LIKELIHOOD)}"
+            f"unknown likelihood {likelihood!r}: expected one of {', '.join(LIKELIHOOD)}",
+            field="likelihood",
         )
     if not isinstance(modifier, int) or isinstance(modifier, bool):
-        raise RuleError(f"modifier must be a whole number, got {modifier!r}")
+        raise RuleError(f"modifier must be a whole number, got {modifier!r}", field="modifier")
     return min(max(LIKELIHOOD[likelihood] - modifier, 1), 7)
 
 
@@ -197,13 +205,19 @@ class Clock:
 
     def __post_init__(self) -> None:
         if not self.name:
-            raise RuleError("a clock needs a name")
+            raise RuleError("a clock needs a name", field="clock")
         if not isinstance(self.size, int) or not 2 <= self.size <= MAX_CLOCK:
-            raise RuleError(f"clock size must be 2..{MAX_CLOCK} segments, got {self.size!r}")
+            raise RuleError(
+                f"clock size must be 2..{MAX_CLOCK} segments, got {self.size!r}", field="size"
+            )
         if not isinstance(self.filled, int) or not 0 <= self.filled <= self.size:
-            raise RuleError(f"clock filled must be 0..{self.size}, got {self.filled!r}")
+            raise RuleError(
+                f"clock filled must be 0..{self.size}, got {self.filled!r}", field="filled"
+            )
         if self.kind not in CLOCK_KINDS:
-            raise RuleError(f"clock kind must be progress or danger, got {self.kind!r}")
+            raise RuleError(
+                f"clock kind must be progress or danger, got {self.kind!r}", field="kind"
+            )
 
     @property
     def full(self) -> bool:
@@ -229,15 +243,19 @@ class Bid:
 def check_bid(bids: Sequence[Bid], name: str, bid: int, rule: str) -> None:
     """Raise RuleError unless `name` may bid `bid` now under the auction `rule`."""
     if not isinstance(bid, int) or isinstance(bid, bool) or bid < 1:
-        raise RuleError(f"bid must be a whole number of at least 1, got {bid!r}")
+        raise RuleError(f"bid must be a whole number of at least 1, got {bid!r}", field="bid")
     entry = next((b for b in bids if b.name == name), None)
     if entry is None:
-        raise RuleError(f"{name!r} has not rolled in this auction")
+        raise RuleError(f"{name!r} has not rolled in this auction", field="actor")
     if entry.bid is not None:
-        raise RuleError(f"{name} already bid {entry.bid}: your first bid is your only bid")
+        raise RuleError(
+            f"{name} already bid {entry.bid}: your first bid is your only bid", field="actor"
+        )
     made = [b.bid for b in bids if b.bid is not None]
     if rule == "raise" and made and bid != 1 and bid <= max(made):
-        raise RuleError(f"bid {bid} must raise the highest bid {max(made)} or be a one-bid (1)")
+        raise RuleError(
+            f"bid {bid} must raise the highest bid {max(made)} or be a one-bid (1)", field="bid"
+        )
 
 
 def auction_winners(bids: Sequence[Bid]) -> tuple[tuple[str, ...], str]:

@@ -34,9 +34,14 @@ from tidetower.engine.systems.d6_pool.tracker import D6Table
 def _d6_faces(roll: Roll, throws: bool, mode: str) -> tuple[int, ...]:
     stray = [d for d in roll.dice if d.kind is not DieKind.D6]
     if stray:
-        raise RuleError(f"{stray[0].kind.value} is not part of a d6-pool roll: throw d6 only")
+        raise RuleError(
+            f"{stray[0].kind.value} is not part of a d6-pool roll: throw d6 only", field="dice"
+        )
     if not throws and roll.dice:
-        raise RuleError(f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}")
+        raise RuleError(
+            f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}",
+            field="dice",
+        )
     return roll.faces(DieKind.D6)
 
 
@@ -68,7 +73,9 @@ class D6PoolSystem(RuleSystem[D6Table]):
     def check_context(self, state: D6Table, context: RollContext) -> None:
         mode = context.mode or "action"
         if mode not in MODES:
-            raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+            raise RuleError(
+                f"unknown mode {mode!r}: expected one of {', '.join(MODES)}", field="mode"
+            )
         known = MODES[mode][1]
         p.check_keys(context.params, known, f"{mode} param(s)")
         if known is POOL_PARAMS:

@@ -67,12 +67,13 @@ class D6Table:
     auction: tuple[Bid, ...] = ()
     bidding: bool = False
 
-    def clock(self, name: str) -> Clock:
-        """The clock called `name`, or a RuleError listing the clocks."""
+    def clock(self, name: str, field: str = "clock") -> Clock:
+        """The clock called `name`, or a RuleError listing the clocks and naming `field`,
+        the param that named it."""
         found = next((c for c in self.clocks if c.name == name), None)
         if found is None:
             known = ", ".join(c.name for c in self.clocks) or "none"
-            raise RuleError(f"no clock called {name!r}: clocks are {known}")
+            raise RuleError(f"no clock called {name!r}: clocks are {known}", field=field)
         return found
 
     def stress_of(self, name: str) -> Stress:
@@ -87,9 +88,9 @@ class D6Table:
 def add_clock(table: D6Table, clock: Clock) -> D6Table:
     """The table with a new clock; names are unique and a rival must exist."""
     if any(c.name == clock.name for c in table.clocks):
-        raise RuleError(f"there is already a clock called {clock.name!r}")
+        raise RuleError(f"there is already a clock called {clock.name!r}", field="clock")
     if clock.rival is not None:
-        table.clock(clock.rival)
+        table.clock(clock.rival, "rival")
     return dataclasses.replace(table, clocks=(*table.clocks, clock))
 
 
@@ -125,7 +126,7 @@ def apply_clock(table: D6Table, name: str, segments: int) -> tuple[D6Table, dict
 def add_stress(table: D6Table, name: str, amount: int) -> tuple[D6Table, dict[str, JSONValue]]:
     """Mark (or clear, negative) stress; a filled track overwhelms: a condition, reset to 0."""
     if not name:
-        raise RuleError("stress needs the character's name (actor)")
+        raise RuleError("stress needs the character's name (actor)", field="actor")
     mark = table.stress_of(name)
     level, conditions = max(mark.stress + amount, 0), mark.conditions
     overwhelmed = level >= table.settings.stress_max
@@ -159,7 +160,7 @@ def auction_roll(table: D6Table, name: str, hits: int, sixes: int) -> D6Table:
     if table.bidding:
         raise RuleError("bidding has begun: no one may join this auction now")
     if any(b.name == name for b in table.auction):
-        raise RuleError(f"{name} has already rolled in this auction")
+        raise RuleError(f"{name} has already rolled in this auction", field="actor")
     return dataclasses.replace(table, auction=(*table.auction, Bid(name, hits, sixes)))
 
 

@@ -95,7 +95,10 @@ def read_d100(roll: Roll) -> int:
         tens, units = (d.face % 10 for d in roll.dice)
         return d100(tens * 10, units).face
     shown = ", ".join(str(d) for d in roll.dice) or "nothing"
-    raise RuleError(f"a graded roll is one d100 (or two d10: tens, units); the tray shows {shown}")
+    raise RuleError(
+        f"a graded roll is one d100 (or two d10: tens, units); the tray shows {shown}",
+        field="dice",
+    )
 
 
 ROLL_PARAMS = ("chance", "base", "tactics", "risk", "target", "gap", "rank", "target_rank", "spent")
@@ -110,7 +113,9 @@ def hit_chance(fight: GradedFight, ctx: RollContext, side: Side) -> tuple[int, d
     default = "hero" if side == fight.settings.hero_side else "enemy"
     gap = p.whole(prm, "gap", 0)
     if "rank" in prm or "target_rank" in prm:
-        gap = g.rank_points(prm.get("rank", 0)) - g.rank_points(prm.get("target_rank", 0))
+        gap = g.rank_points(prm.get("rank", 0)) - g.rank_points(
+            prm.get("target_rank", 0), "target_rank"
+        )
     parts = g.chance_parts(
         str(prm.get("base", default)),
         str(prm.get("tactics", "standard")),

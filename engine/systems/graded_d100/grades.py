@@ -78,13 +78,16 @@ def worse_of(a: Grade, b: Grade) -> Grade:
     return a if GRADES.index(a) >= GRADES.index(b) else b
 
 
-def rank_points(rank: str | int) -> int:
-    """Rank points: a letter D..SSS (10 points apart: 10x power) or a number of points."""
+def rank_points(rank: str | int, field: str = "rank") -> int:
+    """Rank points: a letter D..SSS (10 points apart: 10x power) or a number of points;
+    a refusal names `field`, the param that gave the rank."""
     if isinstance(rank, int) and not isinstance(rank, bool):
         return rank
     if isinstance(rank, str) and rank.upper() in RANKS:
         return RANKS[rank.upper()]
-    raise RuleError(f"unknown rank {rank!r}: expected one of {', '.join(RANKS)} or points")
+    raise RuleError(
+        f"unknown rank {rank!r}: expected one of {', '.join(RANKS)} or points", field=field
+    )
 
 
 def gap_modifier(gap: int) -> int:
@@ -107,13 +110,13 @@ def gap_reading(gap: int) -> str:
 def exhaustion(spent: int) -> int:
     """-5, -10 or -15 once over 40%, 60% or 80% of the reserves are spent."""
     if not isinstance(spent, int) or isinstance(spent, bool) or not 0 <= spent <= 100:
-        raise RuleError(f"spent must be a percentage 0..100, got {spent!r}")
+        raise RuleError(f"spent must be a percentage 0..100, got {spent!r}", field="spent")
     return next((mod for floor, mod in ((80, -15), (60, -10), (40, -5)) if spent > floor), 0)
 
 
 def _lookup(table: dict[str, int], key: str, what: str) -> int:
     if key not in table:
-        raise RuleError(f"unknown {what} {key!r}: expected one of {', '.join(table)}")
+        raise RuleError(f"unknown {what} {key!r}: expected one of {', '.join(table)}", field=what)
     return table[key]
 
 
@@ -141,7 +144,7 @@ def chance_parts(
 def check_chance(chance: int) -> int:
     """`chance` if it is a whole percentage 0..100."""
     if not isinstance(chance, int) or isinstance(chance, bool) or not 0 <= chance <= 100:
-        raise RuleError(f"chance must be a whole percentage 0..100, got {chance!r}")
+        raise RuleError(f"chance must be a whole percentage 0..100, got {chance!r}", field="chance")
     return chance
 
 

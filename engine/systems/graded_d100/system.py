@@ -47,7 +47,7 @@ ATTACK_PARAMS = (*ROLL_PARAMS, "defender", "undefendable", "kill")
 
 def _side(ctx: RollContext) -> Side:
     if ctx.side is None:
-        raise RuleError("name the roller's side ('a' or 'b')")
+        raise RuleError("name the roller's side ('a' or 'b')", field="side")
     return ctx.side
 
 
@@ -58,7 +58,10 @@ def _defence(fight: GradedFight, ctx: RollContext, roll: Roll) -> Step:
     """The defender's one roll this turn, kept to meet each incoming attack."""
     name = p.text(ctx.params, "defender", ctx.actor or None)
     if any(d.name == name for d in fight.defences):
-        raise RuleError(f"{name} has already rolled a defence this turn (one per turn)")
+        raise RuleError(
+            f"{name} has already rolled a defence this turn (one per turn)",
+            field="defender" if "defender" in ctx.params else "actor",
+        )
     chance, parts = hit_chance(fight, ctx, _side(ctx))
     face = read_d100(roll)
     margin = chance - face
@@ -152,7 +155,9 @@ class GradedSystem(RuleSystem[GradedFight]):
     def check_context(self, state: GradedFight, context: RollContext) -> None:
         mode = context.mode or "attack"
         if mode not in MODE_PARAMS:
-            raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}")
+            raise RuleError(
+                f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}", field="mode"
+            )
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
         if mode != "end-turn":
             _side(context)
@@ -168,7 +173,7 @@ class GradedSystem(RuleSystem[GradedFight]):
         mode = context.mode or "attack"
         if mode in GM_ACTIONS:
             if roll.dice:
-                raise RuleError(f"{mode} is a GM action: it takes no dice")
+                raise RuleError(f"{mode} is a GM action: it takes no dice", field="dice")
             fight = gm_action(state, context)
             facts: dict[str, JSONValue] = {
                 "momentum_a": fight.momentum_a,

@@ -18,6 +18,7 @@ from typing import Literal
 
 from tidetower.engine.chances import convolve
 from tidetower.engine.dice import DieError, DieKind
+from tidetower.engine.rules import RuleError
 
 TIERS: tuple[DieKind, ...] = (DieKind.D6, DieKind.D8, DieKind.D12)
 
@@ -32,13 +33,16 @@ class MarksRule:
 
     def __post_init__(self) -> None:
         if self.kind not in ("threshold", "step"):
-            raise ValueError(f"marks rule must be 'threshold' or 'step', got {self.kind!r}")
-        if not 2 <= self.threshold <= 6:
-            raise ValueError(
-                f"marks threshold must be 2..6 (a d6 must be able to score), got {self.threshold}"
+            raise RuleError(
+                f"marks rule must be 'threshold' or 'step', got {self.kind!r}", field="marks_rule"
             )
-        if not 2 <= self.step <= 6:
-            raise ValueError(f"marks step must be 2..6, got {self.step}")
+        if not isinstance(self.threshold, int) or not 2 <= self.threshold <= 6:
+            raise RuleError(
+                f"marks threshold must be 2..6 (a d6 must be able to score), got {self.threshold}",
+                field="marks_threshold",
+            )
+        if not isinstance(self.step, int) or not 2 <= self.step <= 6:
+            raise RuleError(f"marks step must be 2..6, got {self.step}", field="marks_step")
 
     def marks_for_face(self, face: int) -> int:
         """Marks one die showing `face` is worth."""

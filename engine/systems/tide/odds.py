@@ -33,7 +33,7 @@ def _size(size: str) -> Size:
     for known in SIZES:
         if size == known:
             return known
-    raise RuleError(f"unknown size {size!r}: expected one of {', '.join(SIZES)}")
+    raise RuleError(f"unknown size {size!r}: expected one of {', '.join(SIZES)}", field="size")
 
 
 def marks_odds(

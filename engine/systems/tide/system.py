@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tidetower.engine.chances import Odds
-from tidetower.engine.dice import DieKind, Roll
+from tidetower.engine.dice import DieError, DieKind, Roll
 from tidetower.engine.rules import (
     BarState,
     JSONValue,
@@ -65,7 +65,8 @@ def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
     if unknown:
         raise RuleError(
             f"unknown Tide setting(s) {', '.join(unknown)}: "
-            f"known are {', '.join(sorted(_SETTING_KEYS))}"
+            f"known are {', '.join(sorted(_SETTING_KEYS))}",
+            field=unknown[0],
         )
     track = TideTrack(
         settings.get("weight_a", 8),
@@ -79,8 +80,8 @@ def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
             settings.get("marks_threshold", 5),
             settings.get("marks_step", 4),
         )
-    except ValueError as error:
-        raise RuleError(str(error)) from None
+    except RuleError as error:
+        raise RuleError(str(error), field=error.field) from None
     return TideScene(
         track, str(settings.get("label_a", "A")), str(settings.get("label_b", "B")), rule
     )
@@ -100,11 +101,14 @@ def read_throw(context: RollContext, roll: Roll, rule: MarksRule) -> ThrowRead:
     if stray:
         raise RuleError(
             f"{stray[0].kind.value} is not part of a Tide roll: "
-            "throw tier dice (d6/d8/d12) and at most one d20 Omen"
+            "throw tier dice (d6/d8/d12) and at most one d20 Omen",
+            field="dice",
         )
     omens = roll.faces(DieKind.D20)
     if len(omens) > 1:
-        raise RuleError(f"{len(omens)} d20 in one throw: only one Omen die may be thrown")
+        raise RuleError(
+            f"{len(omens)} d20 in one throw: only one Omen die may be thrown", field="dice"
+        )
     omen = omens[0] if omens else None
     if context.marks is not None:
         return ThrowRead(context.marks, omen)
@@ -115,15 +119,20 @@ def read_throw(context: RollContext, roll: Roll, rule: MarksRule) -> ThrowRead:
 
 def _check_pool(context: RollContext, pool: list[Any]) -> None:
     if not pool:
-        raise RuleError("no tier dice (d6/d8/d12) were read and no Marks were entered")
+        raise RuleError(
+            "no tier dice (d6/d8/d12) were read and no Marks were entered", field="dice"
+        )
     kinds = {d.kind for d in pool}
     if len(kinds) > 1 or (context.tier is not None and kinds != {context.tier}):
         wanted = context.tier.value if context.tier else "one tier"
         shown = ", ".join(sorted(k.value for k in kinds))
-        raise RuleError(f"the pool was declared as {wanted} but the tray shows {shown}")
+        raise RuleError(
+            f"the pool was declared as {wanted} but the tray shows {shown}", field="dice"
+        )
     if context.pool is not None and len(pool) != context.pool:
         raise RuleError(
-            f"the pool was declared as {context.pool} dice but the tray shows {len(pool)}"
+            f"the pool was declared as {context.pool} dice but the tray shows {len(pool)}",
+            field="dice",
         )
 
 
@@ -139,13 +148,18 @@ class TideSystem(RuleSystem[TideScene]):
 
     def check_context(self, state: TideScene, context: RollContext) -> None:
         if context.mode and context.mode not in MODES:
-            raise RuleError(f"unknown mode {context.mode!r}: expected one of {', '.join(MODES)}")
+            raise RuleError(
+                f"unknown mode {context.mode!r}: expected one of {', '.join(MODES)}", field="mode"
+            )
         if context.tier is not None:
-            check_tier(context.tier)
+            try:
+                check_tier(context.tier)
+            except DieError as error:
+                raise RuleError(str(error), field="tier") from None
         for name in ("pool", "marks"):
             value = getattr(context, name)
             if value is not None and value < 0:
-                raise RuleError(f"{name} cannot be negative, got {value}")
+                raise RuleError(f"{name} cannot be negative, got {value}", field=name)
         if (context.tide_linked or context.mode == "tide") and context.side is None:
             raise RuleError("a Tide-linked roll needs a side ('a' or 'b')", field="side")
 
@@ -259,9 +273,9 @@ def _opening(context: RollContext, earlier: Mapping[str, RollRecord]) -> RollRec
     assert context.reply_to is not None
     opening = earlier.get(context.reply_to)
     if opening is None:
-        raise RuleError(f"reply to unknown roll {context.reply_to!r}")
+        raise RuleError(f"reply to unknown roll {context.reply_to!r}", field="reply_to")
     if "marks" not in opening.outcome.facts:
-        raise RuleError(f"roll {opening.id} has no Marks to reply to")
+        raise RuleError(f"roll {opening.id} has no Marks to reply to", field="reply_to")
     return opening
 
 
@@ -271,7 +285,8 @@ def _winner_side(
     if linked and (opening.side is None or reply.side is None or opening.side == reply.side):
         raise RuleError(
             "a Tide-linked reply must come from the other side: "
-            f"opening side {opening.side!r}, reply side {reply.side!r}"
+            f"opening side {opening.side!r}, reply side {reply.side!r}",
+            field="side",
         )
     if margin == 0:
         return None

@@ -36,12 +36,14 @@ def _pressure(footing: Footing) -> tuple[Side | None, int]:
 
 def _check_omen(face: int) -> None:
     if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= OMEN_DIE_SIDES:
-        raise RuleError(f"an Omen is a d20 face 1..20, got {face!r}")
+        raise RuleError(f"an Omen is a d20 face 1..20, got {face!r}", field="dice")
 
 
 def _check_choice(value: str, choices: tuple[str, ...], what: str) -> None:
     if value not in choices:
-        raise RuleError(f"unknown {what} {value!r}: expected one of {', '.join(choices)}")
+        raise RuleError(
+            f"unknown {what} {value!r}: expected one of {', '.join(choices)}", field=what
+        )
 
 
 @dataclass
@@ -59,11 +61,14 @@ class TideTrack:
         for name in ("weight_a", "weight_b"):
             weight = getattr(self, name)
             if not isinstance(weight, int) or isinstance(weight, bool) or weight < 1:
-                raise RuleError(f"{name} must be a whole number of at least 1, got {weight!r}")
+                raise RuleError(
+                    f"{name} must be a whole number of at least 1, got {weight!r}", field=name
+                )
         if self.weight_b == 1:
             raise RuleError(
                 "weight_b must be at least 2: with weight_b = 1 the marker would "
-                "start on side B's collapse (start = weight_a = track length)"
+                "start on side B's collapse (start = weight_a = track length)",
+                field="weight_b",
             )
         _check_choice(self.size, SIZES, "size")
         _check_choice(self.footing, FOOTINGS, "footing")

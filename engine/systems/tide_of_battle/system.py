@@ -41,7 +41,7 @@ from tidetower.engine.systems.tide_of_battle.tide import (
 def _side(tide: BattleTide, context: RollContext) -> int:
     value = context.params.get("side", context.side)
     if value is None:
-        raise RuleError("name the side ('a', 'b', …) in side or params.side")
+        raise RuleError("name the side ('a', 'b', …) in side or params.side", field="side")
     return tide.side_index(str(value))
 
 
@@ -52,13 +52,15 @@ def _creature(context: RollContext) -> str:
 def _attack(tide: BattleTide, context: RollContext, roll: Roll) -> dict[str, JSONValue]:
     """An attack roll: the faces, the attacker's modifier and tide bonus, the defence's."""
     if not roll.dice:
-        raise RuleError("an attack roll needs dice in the tray")
+        raise RuleError("an attack roll needs dice in the tray", field="dice")
     side = _side(tide, context)
     target = (
-        tide.side_index(p.text(context.params, "target")) if "target" in context.params else None
+        tide.side_index(p.text(context.params, "target"), "target")
+        if "target" in context.params
+        else None
     )
     if target is None:
-        two_sides(tide, "an attack without a target side")
+        two_sides(tide, "an attack without a target side", "target")
         target = 1 - side
     faces = sum(d.face for d in roll.dice)
     total = faces + p.whole(context.params, "attack", 0) + tide.bonus(side)
@@ -95,7 +97,7 @@ def gm_action(tide: BattleTide, context: RollContext) -> BattleTide:
     if mode == "recount":
         return recount(tide, *rosters(prm.get("numbers")))
     if mode == "demoralise":
-        favour = tide.side_index(p.text(prm, "favour")) if "favour" in prm else None
+        favour = tide.side_index(p.text(prm, "favour"), "favour") if "favour" in prm else None
         return demoralise(tide, _creature(context), _side(tide, context), favour)
     return restore(tide, _creature(context))
 
@@ -116,7 +118,9 @@ class BattleTideSystem(RuleSystem[BattleTide]):
     def check_context(self, state: BattleTide, context: RollContext) -> None:
         mode = context.mode or "attack"
         if mode not in MODE_PARAMS:
-            raise RuleError(f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}")
+            raise RuleError(
+                f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}", field="mode"
+            )
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
         if mode in ("attack", "shift", "demoralise"):
             _side(state, context)
@@ -132,7 +136,8 @@ class BattleTideSystem(RuleSystem[BattleTide]):
         else:
             if roll.dice:
                 raise RuleError(
-                    f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}"
+                    f"{mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}",
+                    field="dice",
                 )
             tide = gm_action(dataclasses.replace(state, last_motion=None), context)
             facts = (

@@ -33,7 +33,9 @@ class Roster:
         for name in ("plain", "complex", "legendary"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise RuleError(f"{name} creatures must be a whole number >= 0, got {value!r}")
+                raise RuleError(
+                    f"{name} creatures must be a whole number >= 0, got {value!r}", field="numbers"
+                )
 
     @property
     def heads(self) -> int:
@@ -80,7 +82,7 @@ class BattleTide:
 
     def __post_init__(self) -> None:
         if len(self.sides) < 2 or len(self.sides) > len(ascii_lowercase):
-            raise RuleError(f"a battle needs 2..26 sides, got {len(self.sides)}")
+            raise RuleError(f"a battle needs 2..26 sides, got {len(self.sides)}", field="sides")
         if self.steps < 0 or (self.steps == 0) != (self.favoured is None):
             raise RuleError(f"steps {self.steps} do not fit favoured side {self.favoured!r}")
 
@@ -99,11 +101,12 @@ class BattleTide:
             return "Neutral"
         return f"{self.sides[self.favoured]} +{self.steps}"
 
-    def side_index(self, side: str) -> int:
-        """Index of side id "a", "b", …, or a RuleError naming the sides."""
+    def side_index(self, side: str, field: str = "side") -> int:
+        """Index of side id "a", "b", …, or a RuleError naming the sides (and `field`,
+        the param or setting that named it)."""
         ids = ascii_lowercase[: len(self.sides)]
         if not isinstance(side, str) or len(side) != 1 or side not in ids:
-            raise RuleError(f"unknown side {side!r}: sides are {', '.join(ids)}")
+            raise RuleError(f"unknown side {side!r}: sides are {', '.join(ids)}", field=field)
         return ids.index(side)
 
 
@@ -121,7 +124,7 @@ def _moved(tide: BattleTide, favoured: int | None, steps: int) -> tuple[int | No
 def shift(tide: BattleTide, toward: int, steps: int, cause: str) -> BattleTide:
     """The tide after shifting `steps` in favour of side index `toward`."""
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
-        raise RuleError(f"steps must be a whole number >= 0, got {steps!r}")
+        raise RuleError(f"steps must be a whole number >= 0, got {steps!r}", field="steps")
     if not 0 <= toward < len(tide.sides):
         raise RuleError(f"no side at index {toward}")
     if steps == 0:
@@ -150,17 +153,20 @@ def position(tide: BattleTide) -> int:
     return tide.signed if len(tide.sides) == 2 else -tide.steps
 
 
-def two_sides(tide: BattleTide, what: str) -> None:
+def two_sides(tide: BattleTide, what: str, field: str) -> None:
+    """Refuse `what`, naming `field` (what would let it work with more sides), unless the
+    battle has exactly two sides."""
     if len(tide.sides) != 2:
         raise RuleError(
             f"{what} needs exactly two sides; lump allies into one side "
-            "(seed 001) or shift the tide by hand"
+            "(seed 001) or shift the tide by hand",
+            field=field,
         )
 
 
 def recount(tide: BattleTide, a: Roster, b: Roster) -> BattleTide:
     """Segment 0 recount: shift by the change in the superior-numbers steps."""
-    two_sides(tide, "superior numbers")
+    two_sides(tide, "superior numbers", "numbers")
     old_side, old_steps = tide.numbers
     new_side, new_steps = numbers_shift(a, b)
     delta = _signed(new_side, new_steps) - _signed(old_side, old_steps)
@@ -177,12 +183,14 @@ def _signed(side: int | None, steps: int) -> int:
 def demoralise(tide: BattleTide, name: str, side: int, favour: int | None = None) -> BattleTide:
     """A creature drops below zero morale: one step to the opposing side."""
     if any(d.name == name for d in tide.demoralised):
-        raise RuleError(f"{name} is already demoralised")
+        raise RuleError(f"{name} is already demoralised", field="creature")
     if favour is None:
-        two_sides(tide, "demoralisation without naming the side it favours")
+        two_sides(tide, "demoralisation without naming the side it favours", "favour")
         favour = 1 - side
     if favour == side:
-        raise RuleError("demoralisation favours the opposing side, not the creature's own")
+        raise RuleError(
+            "demoralisation favours the opposing side, not the creature's own", field="favour"
+        )
     moved = shift(tide, favour, 1, f"{name} demoralised")
     return dataclasses.replace(
         moved, demoralised=(*tide.demoralised, Demoralised(name, side, favour))
@@ -193,7 +201,7 @@ def restore(tide: BattleTide, name: str) -> BattleTide:
     """A demoralised creature's morale is restored: the tide shifts back by one."""
     found = next((d for d in tide.demoralised if d.name == name), None)
     if found is None:
-        raise RuleError(f"{name} is not demoralised")
+        raise RuleError(f"{name} is not demoralised", field="creature")
     moved = shift(tide, found.side, 1, f"{name}'s morale restored")
     return dataclasses.replace(
         moved, demoralised=tuple(d for d in tide.demoralised if d.name != name)
@@ -205,16 +213,20 @@ def _roster(value: JSONValue, what: str) -> Roster:
         return Roster(plain=value)
     if not isinstance(value, Mapping):
         raise RuleError(
-            f"{what} must be a head count or {{plain, complex, legendary}}, got {value!r}"
+            f"{what} must be a head count or {{plain, complex, legendary}}, got {value!r}",
+            field="numbers",
         )
-    p.check_keys(value, ("plain", "complex", "legendary"), f"{what} field(s)")
+    try:
+        p.check_keys(value, ("plain", "complex", "legendary"), f"{what} field(s)")
+    except RuleError as error:  # a roster's own key is not one the GM sets: numbers is
+        raise RuleError(str(error), field="numbers") from None
     return Roster(**{k: value[k] for k in value})
 
 
 def rosters(value: JSONValue) -> tuple[Roster, Roster]:
     """The two sides' rosters from [a, b] (each a head count or a mapping)."""
     if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2:
-        raise RuleError(f"numbers must list two sides' rosters, got {value!r}")
+        raise RuleError(f"numbers must list two sides' rosters, got {value!r}", field="numbers")
     return _roster(value[0], "numbers for side a"), _roster(value[1], "numbers for side b")
 
 
@@ -223,8 +235,8 @@ def _side_list(value: JSONValue, tide: BattleTide, what: str) -> list[int]:
         return []
     listed = [value] if isinstance(value, str) else value
     if not isinstance(listed, list | tuple):
-        raise RuleError(f"{what} must be a side id or a list of them, got {value!r}")
-    return [tide.side_index(s) for s in listed]
+        raise RuleError(f"{what} must be a side id or a list of them, got {value!r}", field=what)
+    return [tide.side_index(s, what) for s in listed]
 
 
 def _from_morale(tide: BattleTide, morale: JSONValue) -> BattleTide:
@@ -235,7 +247,8 @@ def _from_morale(tide: BattleTide, morale: JSONValue) -> BattleTide:
         or not all(isinstance(m, int) and not isinstance(m, bool) for m in morale)
     ):
         raise RuleError(
-            f"morale must list one whole number per side ({len(tide.sides)}), got {morale!r}"
+            f"morale must list one whole number per side ({len(tide.sides)}), got {morale!r}",
+            field="morale",
         )
     ranked = sorted(range(len(morale)), key=lambda i: morale[i], reverse=True)
     lead = morale[ranked[0]] - morale[ranked[1]]
@@ -248,7 +261,9 @@ def _from_surprise(tide: BattleTide, surprised: list[int]) -> BattleTide:
     if not surprised or not awake:
         return tide
     if len(awake) > 1:
-        raise RuleError("surprise with several unsurprised sides: shift the tide by hand")
+        raise RuleError(
+            "surprise with several unsurprised sides: shift the tide by hand", field="surprised"
+        )
     return shift(tide, awake[0], len(set(surprised)), "surprise")
 
 
@@ -260,7 +275,7 @@ def start(settings: Mapping[str, JSONValue]) -> BattleTide:
     p.check_keys(settings, SETTING_KEYS, "Tide of Battle setting(s)")
     labels = settings.get("sides", ["A", "B"])
     if not isinstance(labels, list | tuple) or not all(isinstance(s, str) and s for s in labels):
-        raise RuleError(f"sides must be a list of names, got {labels!r}")
+        raise RuleError(f"sides must be a list of names, got {labels!r}", field="sides")
     tide = BattleTide(tuple(labels), span=p.whole(settings, "span", 5, minimum=1, maximum=30))
     if "morale" in settings:
         tide = _from_morale(tide, settings["morale"])
