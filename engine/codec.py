@@ -22,9 +22,10 @@ def adapter(kind: type[Any]) -> TypeAdapter[Any]:
     return _ADAPTERS[kind]
 
 
-def dump(value: Any) -> JSONValue:
-    """An engine dataclass as JSON-ready data."""
-    return adapter(type(value)).dump_python(value, mode="json")
+def dump(value: Any) -> dict[str, JSONValue]:
+    """An engine dataclass as a JSON-ready object."""
+    data: dict[str, JSONValue] = adapter(type(value)).dump_python(value, mode="json")
+    return data
 
 
 def load(kind: type[Any], data: JSONValue) -> Any:
@@ -37,7 +38,8 @@ def load(kind: type[Any], data: JSONValue) -> Any:
 
 def dump_tracker(system: str, tracker: Any) -> JSONValue:
     """A system's tracker state as JSON-ready data."""
-    return adapter(get_system(system).state_type).dump_python(tracker, mode="json")
+    data: JSONValue = adapter(get_system(system).state_type).dump_python(tracker, mode="json")
+    return data
 
 
 def load_tracker(system: str, data: JSONValue) -> Any:

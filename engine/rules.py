@@ -7,11 +7,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from typing_extensions import TypeAliasType
+
 from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieKind, Roll
 
 Side = Literal["a", "b"]
-JSONValue = Any  # str | int | float | bool | None | list | dict, as JSON allows
+JSONValue = TypeAliasType(
+    "JSONValue", "str | int | float | bool | Sequence[JSONValue] | Mapping[str, JSONValue] | None"
+)
+"""A value as JSON holds it: settings, params, a dumped tracker."""
 
 SIDES: tuple[Side, Side] = ("a", "b")
 
@@ -110,6 +115,13 @@ class PracticeTurn:
 def alternate_side(history: Sequence[RollRecord]) -> Side:
     """The side whose turn it is when the sides take turns: "a" first."""
     return SIDES[len(history) % 2]
+
+
+def attack_in_turn(history: Sequence[RollRecord], *dice: DieKind) -> PracticeTurn:
+    """A practice turn where the sides take turns to attack, throwing `dice`."""
+    side = alternate_side(history)
+    context = RollContext(actor=f"Side {side.upper()}", side=side, mode="attack")
+    return PracticeTurn(context, dice)
 
 
 StateT = TypeVar("StateT")

@@ -177,7 +177,8 @@ class CorrectionWatch:
 
     def table_event(self, event: OutboxEvent) -> None:
         """Follow the table: an undo of the camera's last roll, then a throw entered by hand."""
-        record = event.body.get("record") if isinstance(event.body, dict) else None
+        body = event.body if isinstance(event.body, dict) else {}
+        record = body.get("record")
         if event.kind not in ("undo", "roll") or not isinstance(record, dict):
             return
         with self._lock:
@@ -186,7 +187,7 @@ class CorrectionWatch:
                 if last is not None and record.get("id") == last[0]:
                     self._undone, self._by_reread = last, self._rereading()
                 return
-            if "reading" in event.body:
+            if "reading" in body:
                 return  # the camera's: `camera_roll` follows
             undone, self._undone = self._undone, None
         if undone is not None:

@@ -6,14 +6,15 @@ from dataclasses import dataclass
 
 import click
 
+from tidetower.engine import params as p
 from tidetower.engine.dice import DieKind, Roll
-from tidetower.engine.rules import RollContext, RollRecord, Side
+from tidetower.engine.rules import JSONValue, RollContext, RollRecord, Side
 from tidetower.engine.session import SessionState, new_session, record_roll
 from tidetower.engine.simdice import SimulatedDice
 from tidetower.engine.systems.tide.system import marks_text
 from tidetower.mqtt.ledbar.terminal import render_bar
 
-COLUMN = {
+COLUMN: dict[str, JSONValue] = {
     "weight_a": 6,
     "weight_b": 12,
     "size": "battle",
@@ -120,7 +121,7 @@ def _show_throw(record: RollRecord) -> None:
     omen_text = f" + Omen d20 [{omen}]" if omen is not None else ""
     click.echo(
         f"  {record.roll.roller} rolls {len(pool)}{pool[0].kind.value} [{faces}]"
-        f"{omen_text} → {marks_text(int(record.outcome.facts['marks']))}"
+        f"{omen_text} → {marks_text(p.whole(record.outcome.facts, 'marks'))}"
     )
     if isinstance(omen, int) and omen in SCENE_FACES:
         click.echo(f"    scene face {omen}: {SCENE_FACES[omen]}")

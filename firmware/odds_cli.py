@@ -22,7 +22,7 @@ from tidetower.engine.session import declared_odds
 from tidetower.engine.systems.d6_pool.odds import pool_odds
 from tidetower.engine.systems.graded_d100.grades import DAMAGE
 from tidetower.engine.systems.graded_d100.odds import d100_odds
-from tidetower.engine.systems.tide.marks import MarksRule
+from tidetower.engine.systems.tide.marks import MARKS_KINDS, MarksRule
 from tidetower.engine.systems.tide.odds import marks_odds
 from tidetower.engine.systems.tide.track import SIZES
 from tidetower.firmware.session_cli import TIER_NAMES, open_table, store_option
@@ -156,7 +156,7 @@ def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> N
 )
 @click.option(
     "--marks-rule",
-    type=click.Choice(["threshold", "step"]),
+    type=click.Choice(MARKS_KINDS),
     default="threshold",
     show_default=True,
     help="How a face becomes Marks (docs/engine.md).",

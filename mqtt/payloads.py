@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
+from tidetower.engine.systems.tide.marks import MarksKind
 from tidetower.engine.systems.tide.track import Footing, Size
 
 SCHEMA_VERSION = 1
@@ -278,7 +279,7 @@ class TideCommand(Command):
     footing: Footing | None = None
     label_a: str | None = Field(None, max_length=40)
     label_b: str | None = Field(None, max_length=40)
-    marks_rule: Literal["threshold", "step"] | None = None
+    marks_rule: MarksKind | None = None
     marks_threshold: int | None = None
     marks_step: int | None = None
 

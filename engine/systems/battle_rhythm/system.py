@@ -48,7 +48,8 @@ def rhythm_from(settings: Mapping[str, JSONValue]) -> BattleRhythm:
             f"mobility must map names to whole numbers, got {mobility!r}", field="mobility"
         )
     order = p.choice(settings, "declare_order", ORDERS, "mobility")
-    return BattleRhythm(mobility={str(k): int(v) for k, v in mobility.items()}, declare_order=order)
+    speeds = {str(k): p.whole(mobility, k) for k in mobility}
+    return BattleRhythm(mobility=speeds, declare_order=order)
 
 
 def _clock_action(scene: BattleRhythm, ctx: RollContext) -> BattleRhythm:

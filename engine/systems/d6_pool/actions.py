@@ -136,7 +136,7 @@ def _contest(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: 
     if ctx.reply_to is None:
         return table, facts | {"awaiting_reply": True}
     opening = _opening(ctx, earlier, "contest")
-    first = (int(opening.outcome.facts["hits"]), int(opening.outcome.facts["sixes"]))
+    first = (p.whole(opening.outcome.facts, "hits"), p.whole(opening.outcome.facts, "sixes"))
     winner, excess, why = contest(first, (read.hits, read.sixes))
     names = {"a": opening.context.actor or "the opener", "b": ctx.actor or "the reply"}
     return table, facts | {
@@ -167,8 +167,8 @@ def _group(table: D6Table, ctx: RollContext, faces: tuple[int, ...], earlier: Ea
     if facts["result"] == "bad":
         table, facts["leader_stress"] = t.add_stress(table, leader, 1)
     members = [r for r in earlier.values() if root and root.id in (r.id, r.context.reply_to)]
-    rolls = [(_as_result(facts["result"]), int(facts["excess"]), ctx.actor)] + [
-        (_as_result(r.outcome.facts["result"]), int(r.outcome.facts["excess"]), r.context.actor)
+    rolls = [(_as_result(facts["result"]), p.whole(facts, "excess"), ctx.actor)] + [
+        (_as_result(r.outcome.facts["result"]), p.whole(r.outcome.facts, "excess"), r.context.actor)
         for r in members
     ]
     best = max(rolls, key=lambda roll: result_rank(roll[0], roll[1]))

@@ -53,7 +53,7 @@ def _summary(ctx: RollContext, mode: str, facts: Mapping[str, JSONValue]) -> str
     if mode == "auction":
         return f"{who} rolled for the auction: hits hidden until the reveal"
     if mode == "reveal":
-        return f"auction: {' and '.join(map(str, facts['winners']))} ({facts['why']})"
+        return f"auction: {' and '.join(p.names(facts, 'winners'))} ({facts['why']})"
     shown = ", ".join(
         f"{k} {v}" for k, v in facts.items() if k != "mode" and not isinstance(v, list | dict)
     )

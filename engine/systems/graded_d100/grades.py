@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Literal
 
-from tidetower.engine.rules import RuleError
+from tidetower.engine.rules import JSONValue, RuleError
 
 Grade = Literal["CRITICAL", "CLEAN", "SOLID", "GLANCING", "DEFLECTED", "WHIFF", "BACKFIRE"]
 GRADES: tuple[Grade, ...] = (
@@ -78,7 +78,7 @@ def worse_of(a: Grade, b: Grade) -> Grade:
     return a if GRADES.index(a) >= GRADES.index(b) else b
 
 
-def rank_points(rank: str | int, field: str = "rank") -> int:
+def rank_points(rank: JSONValue, field: str = "rank") -> int:
     """Rank points: a letter D..SSS (10 points apart: 10x power) or a number of points;
     a refusal names `field`, the param that gave the rank."""
     if isinstance(rank, int) and not isinstance(rank, bool):

@@ -24,7 +24,7 @@ from tidetower.engine.rules import (
     RuleError,
     RuleSystem,
     Side,
-    alternate_side,
+    attack_in_turn,
 )
 from tidetower.engine.systems import register
 from tidetower.engine.systems.graded_d100 import grades as g
@@ -203,9 +203,7 @@ class GradedSystem(RuleSystem[GradedFight]):
         options: Mapping[str, JSONValue],
     ) -> PracticeTurn:
         """The sides take turns to attack, each with a d100."""
-        side = alternate_side(history)
-        context = RollContext(actor=f"Side {side.upper()}", side=side, mode="attack")
-        return PracticeTurn(context, (DieKind.D100,))
+        return attack_in_turn(history, DieKind.D100)
 
     def bar(self, state: GradedFight) -> BarState:
         cap = state.settings.momentum_cap

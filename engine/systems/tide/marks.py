@@ -14,25 +14,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, get_args
 
 from tidetower.engine.chances import convolve
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.rules import RuleError
 
 TIERS: tuple[DieKind, ...] = (DieKind.D6, DieKind.D8, DieKind.D12)
+MarksKind = Literal["threshold", "step"]
+"""How a face scores: at or over a threshold scores one Mark, or one Mark per step."""
+MARKS_KINDS: tuple[MarksKind, ...] = get_args(MarksKind)
 
 
 @dataclass(frozen=True)
 class MarksRule:
     """How one tier die's face becomes Marks; a table setting."""
 
-    kind: Literal["threshold", "step"] = "threshold"
+    kind: MarksKind = "threshold"
     threshold: int = 5
     step: int = 4
 
     def __post_init__(self) -> None:
-        if self.kind not in ("threshold", "step"):
+        if self.kind not in MARKS_KINDS:
             raise RuleError(
                 f"marks rule must be 'threshold' or 'step', got {self.kind!r}", field="marks_rule"
             )

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tidetower.engine import params as p
 from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieError, DieKind, Roll
 from tidetower.engine.rules import (
@@ -23,10 +24,16 @@ from tidetower.engine.rules import (
     Side,
 )
 from tidetower.engine.systems import register
-from tidetower.engine.systems.tide.marks import TIERS, MarksRule, check_tier, read_marks
+from tidetower.engine.systems.tide.marks import (
+    MARKS_KINDS,
+    TIERS,
+    MarksRule,
+    check_tier,
+    read_marks,
+)
 from tidetower.engine.systems.tide.odds import declared_marks
 from tidetower.engine.systems.tide.practice import practice_turn
-from tidetower.engine.systems.tide.track import TideTrack
+from tidetower.engine.systems.tide.track import FOOTINGS, SIZES, TideTrack
 
 MODES = ("primitive", "unopposed", "opposed", "tide")
 AWAITS_REPLY = ("opposed", "tide")
@@ -69,19 +76,16 @@ def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
             field=unknown[0],
         )
     track = TideTrack(
-        settings.get("weight_a", 8),
-        settings.get("weight_b", 8),
-        settings.get("size", "skirmish"),
-        settings.get("footing", "equal"),
+        p.whole(settings, "weight_a", 8),
+        p.whole(settings, "weight_b", 8),
+        p.choice(settings, "size", SIZES, "skirmish"),
+        p.choice(settings, "footing", FOOTINGS, "equal"),
     )
-    try:
-        rule = MarksRule(
-            settings.get("marks_rule", "threshold"),
-            settings.get("marks_threshold", 5),
-            settings.get("marks_step", 4),
-        )
-    except RuleError as error:
-        raise RuleError(str(error), field=error.field) from None
+    rule = MarksRule(
+        p.choice(settings, "marks_rule", MARKS_KINDS, "threshold"),
+        p.whole(settings, "marks_threshold", 5),
+        p.whole(settings, "marks_step", 4),
+    )
     return TideScene(
         track, str(settings.get("label_a", "A")), str(settings.get("label_b", "B")), rule
     )
@@ -242,9 +246,10 @@ def _resolve_reply(
 ) -> tuple[TideScene, Outcome]:
     """A reply closes an exchange: margin on the Marks, and on the Tide if it is linked."""
     opening = _opening(context, earlier)
-    margin = read.marks - int(opening.outcome.facts["marks"])
+    margin = read.marks - p.whole(opening.outcome.facts, "marks")
     linked = _linked(opening.context) or _linked(context)
     winner_side = _winner_side(opening.context, context, margin, linked)
+    winner_actor = _winner_actor(opening.context, context, margin)
     facts: dict[str, JSONValue] = {
         "marks": read.marks,
         "omen": read.omen,
@@ -252,20 +257,23 @@ def _resolve_reply(
         "margin": abs(margin),
         "winner": winner_side,
         "tide_linked": linked,
-        "winner_actor": _winner_actor(opening.context, context, margin),
+        "winner_actor": winner_actor,
     }
     track = dataclasses.replace(state.track)
     motions: list[Motion] = []
     if linked:
         first_reply = not any(r.context.reply_to == opening.id for r in earlier.values())
-        opening_omen = opening.outcome.facts.get("omen") if first_reply else None
+        opening_omen = p.optional_whole(opening.outcome.facts, "omen") if first_reply else None
         motions = track.exchange(winner_side, abs(margin) if winner_side else 0, opening_omen)
         if read.omen is not None:
             motion = track.apply_omen(read.omen)
             motions += [motion] if motion else []
     facts["position"] = track.marker
     scene = dataclasses.replace(state, track=track)
-    summary = _exchange_text(scene, facts) + _motion_text(motions) + _where(track, linked)
+    who = winner_actor or (scene.label(winner_side) if winner_side else "the winner")
+    result = f"margin {abs(margin)} for {who}" if margin else "a tie: neither side gains"
+    summary = f"{marks_text(read.marks)} in reply: {result}"
+    summary += _motion_text(motions) + _where(track, linked)
     return scene, Outcome(summary, facts, tuple(motions))
 
 
@@ -297,16 +305,6 @@ def _winner_actor(opening: RollContext, reply: RollContext, margin: int) -> str 
     if margin == 0:
         return None
     return reply.actor if margin > 0 else opening.actor
-
-
-def _exchange_text(scene: TideScene, facts: Mapping[str, JSONValue]) -> str:
-    margin, side = facts["margin"], facts["winner"]
-    if not margin:
-        result = "a tie: neither side gains"
-    else:
-        who = facts["winner_actor"] or (scene.label(side) if side else "the winner")
-        result = f"margin {margin} for {who}"
-    return f"{marks_text(int(facts['marks']))} in reply: {result}"
 
 
 def _where(track: TideTrack, linked: bool) -> str:

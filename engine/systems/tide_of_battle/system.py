@@ -21,7 +21,7 @@ from tidetower.engine.rules import (
     RollRecord,
     RuleError,
     RuleSystem,
-    alternate_side,
+    attack_in_turn,
 )
 from tidetower.engine.systems import register
 from tidetower.engine.systems.tide_of_battle.tide import (
@@ -168,9 +168,7 @@ class BattleTideSystem(RuleSystem[BattleTide]):
         options: Mapping[str, JSONValue],
     ) -> PracticeTurn:
         """The sides take turns to attack, each with a d20."""
-        side = alternate_side(history)
-        context = RollContext(actor=f"Side {side.upper()}", side=side, mode="attack")
-        return PracticeTurn(context, (DieKind.D20,))
+        return attack_in_turn(history, DieKind.D20)
 
     def bar(self, state: BattleTide) -> BarState:
         reach = max(state.span, state.steps)

@@ -218,9 +218,10 @@ def _roster(value: JSONValue, what: str) -> Roster:
         )
     try:
         p.check_keys(value, ("plain", "complex", "legendary"), f"{what} field(s)")
+        counts = {k: p.whole(value, k) for k in value}
     except RuleError as error:  # a roster's own key is not one the GM sets: numbers is
         raise RuleError(str(error), field="numbers") from None
-    return Roster(**{k: value[k] for k in value})
+    return Roster(**counts)
 
 
 def rosters(value: JSONValue) -> tuple[Roster, Roster]:
