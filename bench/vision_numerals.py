@@ -78,14 +78,14 @@ def untaught(
     tally, kinds = Tally(), Counter[str]()
     seen = [seen_kinds(model) for model in models]
     for n, model in enumerate(models):
-        mine = [(i, ls) for i, ls in items if ls and _reader_of(ls, seen) == n]
+        mine = [(i, ls) for i, ls in items if ls and reader_of(ls, seen) == n]
         t, k = run(mine, ReaderSettings(numeral_net=str(model)), calibration)
         tally.absorb(t)
         kinds.update(k)
     return tally, kinds
 
 
-def _reader_of(labels: tuple[Label, ...], seen: list[frozenset[str]]) -> int | None:
+def reader_of(labels: tuple[Label, ...], seen: list[frozenset[str]]) -> int | None:
     """Return the index of the first net that saw none of these dice's kinds."""
     return next(
         (n for n, known in enumerate(seen) if all(x.die not in known for x in labels)), None

@@ -70,6 +70,10 @@ class SessionStore:
         self._saved_seqs = {row[0] for row in self._db.execute("SELECT seq FROM rolls")}
         self._lock = threading.Lock()  # the publisher marks deliveries from its own thread
 
+    def wait_for_writers(self, seconds: float) -> None:
+        """How long a write waits for another process's write lock before it fails."""
+        self._db.execute(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
+
     def load(self) -> SessionState | None:
         """The stored session, or None if the store is new."""
         row = self._db.execute("SELECT schema, body FROM session WHERE id = 1").fetchone()

@@ -135,6 +135,12 @@ class TablePublisher:
             self._keep_reading(event.id, reading)
         self._send(self.topics.roll, event, retain=False)
 
+    @property
+    def latest_tower(self) -> TowerPayload | None:
+        """The `tower` payload last handed to the publisher (sent or not yet), if any."""
+        with self._ilock:
+            return self._tower
+
     def tower_state(
         self, state: str, attention: Mapping[str, Any] | None = None, error: str | None = None
     ) -> None:

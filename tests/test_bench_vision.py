@@ -45,6 +45,6 @@ def test_the_shipped_numeral_net_learned_from_no_real_numeral_photo() -> None:
 def test_each_real_photo_is_read_once_by_a_net_that_never_saw_its_kind() -> None:
     d20, d4 = (Label(1, (0.4, 0.4, 0.5, 0.5), "d20"),), (Label(1, (0.4, 0.4, 0.5, 0.5), "d4"),)
     seen = [frozenset({"d12", "d6"}), frozenset({"d20", "d8"})]
-    assert vision_numerals._reader_of(d20, seen) == 0
-    assert vision_numerals._reader_of(d4, seen) == 0  # no net has d4 classes: read once
-    assert vision_numerals._reader_of(d20, [frozenset({"d20"})]) is None
+    assert vision_numerals.reader_of(d20, seen) == 0
+    assert vision_numerals.reader_of(d4, seen) == 0  # no net has d4 classes: read once
+    assert vision_numerals.reader_of(d20, [frozenset({"d20"})]) is None

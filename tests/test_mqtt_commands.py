@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -263,10 +264,15 @@ def _display_refused_gm_obeyed(broker: Mosquitto, tmp_path: Path) -> None:
         publisher.tower_state("idle")
         shown = display.wait_for(lambda m: m.topic == topics.tower and m.payload != b"")
         assert json.loads(shown.payload)["state"] == "idle"
-        display.client.publish(topics.command("tide"), '{"id": "d", "weight_a": 3}', qos=1)
+        # the broker has routed (or refused) the display's command once it acknowledges it,
+        # so a reply to it would reach the display before the reply to the GM's, sent after
+        acked = threading.Event()
+        body = '{"id": "d", "weight_a": 3}'
+        assert display.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
+        assert acked.wait(WAIT)
         gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
         assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
-        display.drain(0.5)
+        display.json_on(topics.command_result, lambda b: b["id"] == "g")
         replies = [m for m in display.seen if m.topic == topics.command_result]
         assert all(json.loads(m.payload).get("id") != "d" for m in replies)
         assert publisher.table.bar().position == 4  # the GM's Tide, never the display's

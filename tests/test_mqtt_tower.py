@@ -158,7 +158,8 @@ def test_tower_state_never_waits_for_the_broker(tmp_path: Path) -> None:
     for _ in range(200):  # no broker at all: each call returns (it would hang otherwise)
         publisher.tower_state("needs-attention", attention_body(UNREADABLE))
     publisher.tower_state("dancing")  # a bug in the caller is logged, not raised
-    assert publisher._tower is not None and publisher._tower.state == "needs-attention"
+    latest = publisher.latest_tower
+    assert latest is not None and latest.state == "needs-attention"
 
 
 def test_a_tower_without_a_read_loop_clears_a_stale_tower(

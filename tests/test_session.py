@@ -139,7 +139,7 @@ def test_a_failed_write_leaves_the_store_usable(table: Table) -> None:
 
     other = sqlite3.connect(table.store.path, timeout=0)
     other.execute("BEGIN IMMEDIATE")  # someone else holds the write lock
-    table.store._db.execute("PRAGMA busy_timeout = 0")
+    table.store.wait_for_writers(0)
     with pytest.raises(sqlite3.OperationalError):
         table.declare(RollContext(marks=1))
     other.rollback()

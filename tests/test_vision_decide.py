@@ -90,7 +90,7 @@ def test_the_first_look_averages_the_first_two_readers_only() -> None:
     crops = np.stack([crop])
     models = nets.face_models()
     assert len(models) == 3
-    logits = nets._run(models[2], nets.to_blob(crops)).astype(np.float64)
+    logits = nets.logits_of(models[2], nets.to_blob(crops)).astype(np.float64)
     third = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
     pair, every = nets.run_faces(crops, 2), nets.run_faces(crops)
     assert np.allclose(every, (pair * 2 + third) / 3, atol=1e-5)

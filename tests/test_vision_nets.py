@@ -37,7 +37,7 @@ def test_face_readers_are_an_ensemble_whose_answers_are_averaged() -> None:
         cx, cy, side = (x0 + x1) / 2 * w, (y0 + y1) / 2 * h, (x1 - x0) * w
         crops.append(nets.face_crop(tray.image, cx, cy, side))
     blob = nets.to_blob(np.stack(crops))
-    each = [_softmax(nets._run(m, blob).astype(np.float64)) for m in models]
+    each = [_softmax(nets.logits_of(m, blob).astype(np.float64)) for m in models]
     together = nets.run_faces(np.stack(crops))
     assert np.allclose(together, np.mean(each, axis=0), atol=1e-5)
     assert np.allclose(together.sum(axis=1), 1.0, atol=1e-5)

@@ -108,7 +108,7 @@ def face_size() -> int:
     return int(load_session(face_models()[0]).get_inputs()[0].shape[2])
 
 
-def _run(path: Path, blob: np.ndarray) -> np.ndarray:
+def logits_of(path: Path, blob: np.ndarray) -> np.ndarray:
     """Run one model on one input blob and return its first output."""
     net = load_session(path)
     return np.asarray(net.run(None, {net.get_inputs()[0].name: blob})[0])
@@ -117,7 +117,7 @@ def _run(path: Path, blob: np.ndarray) -> np.ndarray:
 def run_finder(square: np.ndarray, model: Path | None = None) -> np.ndarray:
     """Return a finder's (2, S, S) output: centre probability and die side (input fraction);
     the d6 finder's unless another model is given."""
-    out = _run(model or finder(), to_blob(square[None]))[0]
+    out = logits_of(model or finder(), to_blob(square[None]))[0]
     heat = 1.0 / (1.0 + np.exp(-out[0]))
     return np.stack([heat, out[1]])
 
@@ -140,6 +140,6 @@ def run_faces(crops: np.ndarray, readers: int = 0) -> np.ndarray:
 
 def reader_probabilities(path: Path, blob: np.ndarray) -> np.ndarray:
     """Return one face reader's (N, 7) probabilities (softmax of its logits) for a blob."""
-    logits = _run(path, blob).astype(np.float64)
+    logits = logits_of(path, blob).astype(np.float64)
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     return np.asarray(e / e.sum(axis=1, keepdims=True))
