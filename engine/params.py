@@ -20,6 +20,15 @@ def check_keys(values: Mapping[str, JSONValue], known: Collection[str], what: st
         )
 
 
+def mode(declared: str, modes: Collection[str], default: str = "") -> str:
+    """The declared mode (`default` when none is), or a RuleError naming the system's modes."""
+    chosen = declared or default
+    if chosen not in modes:
+        listed = ", ".join(modes)
+        raise RuleError(f"unknown mode {chosen!r}: expected one of {listed}", field="mode")
+    return chosen
+
+
 def whole(
     values: Mapping[str, JSONValue],
     key: str,

@@ -71,11 +71,7 @@ class D6PoolSystem(RuleSystem[D6Table]):
         return D6Table(settings=t.settings_from(settings))
 
     def check_context(self, state: D6Table, context: RollContext) -> None:
-        mode = context.mode or "action"
-        if mode not in MODES:
-            raise RuleError(
-                f"unknown mode {mode!r}: expected one of {', '.join(MODES)}", field="mode"
-            )
+        mode = p.mode(context.mode, MODES, "action")
         known = MODES[mode][1]
         p.check_keys(context.params, known, f"{mode} param(s)")
         if known is POOL_PARAMS:

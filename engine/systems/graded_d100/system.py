@@ -153,11 +153,7 @@ class GradedSystem(RuleSystem[GradedFight]):
         return GradedFight(settings=settings_from(settings))
 
     def check_context(self, state: GradedFight, context: RollContext) -> None:
-        mode = context.mode or "attack"
-        if mode not in MODE_PARAMS:
-            raise RuleError(
-                f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}", field="mode"
-            )
+        mode = p.mode(context.mode, MODE_PARAMS, "attack")
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
         if mode != "end-turn":
             _side(context)

@@ -151,10 +151,8 @@ class TideSystem(RuleSystem[TideScene]):
         return scene_from_settings(settings)
 
     def check_context(self, state: TideScene, context: RollContext) -> None:
-        if context.mode and context.mode not in MODES:
-            raise RuleError(
-                f"unknown mode {context.mode!r}: expected one of {', '.join(MODES)}", field="mode"
-            )
+        if context.mode:
+            p.mode(context.mode, MODES)
         if context.tier is not None:
             try:
                 check_tier(context.tier)

@@ -116,11 +116,7 @@ class BattleTideSystem(RuleSystem[BattleTide]):
         return start(settings)
 
     def check_context(self, state: BattleTide, context: RollContext) -> None:
-        mode = context.mode or "attack"
-        if mode not in MODE_PARAMS:
-            raise RuleError(
-                f"unknown mode {mode!r}: expected one of {', '.join(MODE_PARAMS)}", field="mode"
-            )
+        mode = p.mode(context.mode, MODE_PARAMS, "attack")
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
         if mode in ("attack", "shift", "demoralise"):
             _side(state, context)
