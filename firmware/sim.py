@@ -3,6 +3,7 @@ people at the table: a GM who declares rolls, players who throw and clear the tr
 
 from __future__ import annotations
 
+import math
 import random
 import tempfile
 from pathlib import Path
@@ -17,9 +18,14 @@ from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, Tow
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.firmware.rolls import camera_kinds
 from tidetower.firmware.tower import TowerParts, real_parts
+from tidetower.mqtt.ledbar.strip import ROUT_SECONDS
 from tidetower.vision.settings import Calibration
 from tidetower.vision.sources.simulated import SimulatedSource
 from tidetower.vision.synth import SynthDie
+
+ROUT_PAUSE = ROUT_SECONDS + 0.5
+"""Seconds the players watch a rout before a new Tide is set up: the LED bar's whole rout
+animation, and half a second for the bar to reach it."""
 
 SIM_PINS = PinsConfig(
     drop_sensor=17,
@@ -82,6 +88,8 @@ class SimulatedTable:
         self.thrown: list[tuple[SynthDie, ...]] = []
         self.hands_in_empty_tray = 0
         self.gm_fixes = 0
+        self._rout_watched: str | None = None
+        """The last roll when the players last watched a rout, so they watch each once."""
         self._beam: MockPin | None = None
         sensor = loop.devices.drop_sensor
         if sensor is not None and isinstance(sensor.pin, MockPin):  # on the Pi's pins: no beam
@@ -108,6 +116,8 @@ class SimulatedTable:
             self._gm_fixes()
 
     def _idle_turn(self) -> None:
+        if self._watch_rout():
+            return
         if self.rng.random() < self.hand_chance:
             self.source.reach_in()  # a hand in the empty tray: must not become a roll
             self.hands_in_empty_tray += 1
@@ -115,6 +125,17 @@ class SimulatedTable:
             return
         kinds = self._practice_turn()
         self.thrown.append(self.source.throw(dice=kinds))
+
+    def _watch_rout(self) -> bool:
+        """On a routed tracker, wait out the LED bar's rout animation once before the next
+        turn (which sets a new one up); True if the players wait now."""
+        history = self.table.state.history
+        last = history[-1].id if history else None
+        if self.table.bar().routed is None or self._rout_watched == last:
+            return False
+        self._rout_watched = last
+        self.source.wait(math.ceil(ROUT_PAUSE * self.source.settings.fps))
+        return True
 
     def _options(self) -> dict[str, JSONValue]:
         """The practice options set on this table."""

@@ -73,6 +73,9 @@ class BrokerClient:
         """Set once the broker has acknowledged every subscription since the last connect."""
         self._sub_mids: set[int] = set()
         self.on_connect: list[Callable[[], None]] = []
+        self.on_trouble: list[Callable[[str], None]] = []
+        """Called on the network thread with a sentence each time a connection attempt fails,
+        the broker refuses the connection, or the connection drops."""
         self._configure(will)
 
     def _configure(self, will: Will | None) -> None:
@@ -93,6 +96,7 @@ class BrokerClient:
         client.reconnect_delay_set(settings.reconnect_min, settings.reconnect_max)
         client.max_inflight_messages_set(100)
         client.on_connect = self._connected
+        client.on_connect_fail = self._unreachable
         client.on_disconnect = self._disconnected
         client.on_message = self._received
         client.on_publish = self._published
@@ -175,6 +179,7 @@ class BrokerClient:
     ) -> None:
         if reason.is_failure:
             log.warning("broker refused the connection: %s", reason)
+            self._trouble(f"the broker at {self.where} refused the connection: {reason}")
             return
         _no_delay(client.socket())
         with self._sub_lock:
@@ -197,8 +202,21 @@ class BrokerClient:
     ) -> None:
         if self.connected.is_set():
             log.info("broker connection lost (%s); reconnecting with back-off", reason)
+            self._trouble(f"lost the broker at {self.where} ({reason})")
         self.connected.clear()
         self.subscribed.clear()
+
+    def _unreachable(self, _client: paho.Client, _userdata: object) -> None:
+        self._trouble(f"cannot reach the broker at {self.where}")
+
+    def _trouble(self, sentence: str) -> None:
+        for hook in list(self.on_trouble):
+            hook(sentence)
+
+    @property
+    def where(self) -> str:
+        """The broker's HOST:PORT, as a person would type it."""
+        return f"{self.settings.broker_host()}:{self.settings.port}"
 
     def _await_suback(self, mid: int | None) -> None:
         """Note a subscription the broker is to acknowledge (None: not sent; the next

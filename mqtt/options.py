@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import click
 
+from tidetower.mqtt.client import BrokerClient
 from tidetower.mqtt.settings import MqttSettings, load_mqtt_settings
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -52,3 +53,23 @@ def node_settings(config_path: Path | None, broker: str | None, table: str | Non
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     return apply_broker_options(settings, broker, table)
+
+
+def say_connection(client: BrokerClient, echo: Callable[[str], None]) -> None:
+    """Have a node say when it connects, when it cannot reach its broker (once an outage,
+    not at every retry) and when it is back. The hooks run on the client's network thread."""
+    seen = {"down": False, "connected": False}
+
+    def trouble(sentence: str) -> None:
+        if not seen["down"]:
+            seen["down"] = True
+            echo(f"{sentence}; retrying until it is back")
+
+    def connected() -> None:
+        echo(
+            f"{'reconnected' if seen['connected'] else 'connected'} to the broker at {client.where}"
+        )
+        seen.update(down=False, connected=True)
+
+    client.on_trouble.append(trouble)
+    client.on_connect.append(connected)

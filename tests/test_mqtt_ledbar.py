@@ -6,6 +6,7 @@ import itertools
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from mqtt_fixtures import Listener, Mosquitto
@@ -13,8 +14,17 @@ from mqtt_fixtures import Listener, Mosquitto
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
-from tidetower.mqtt.ledbar.node import LedbarNode, TerminalRenderer, WledRenderer
-from tidetower.mqtt.ledbar.strip import Span, animation, bar_frame, marker_led, pixels
+from tidetower.mqtt.ledbar.node import LedbarNode, Pacer, TerminalRenderer, WledRenderer
+from tidetower.mqtt.ledbar.strip import (
+    FRAME_GAP,
+    WALK_FRAMES,
+    Span,
+    animation,
+    bar_frame,
+    marker_led,
+    pixels,
+    walk_leds,
+)
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.publisher import TablePublisher
 
@@ -42,7 +52,7 @@ def test_a_wled_strip_gets_the_right_segments(mosquitto: Mosquitto, tmp_path: Pa
     wled = "wled/tidebar"
     table = Table(tmp_path / "s.db")
     node = LedbarNode(settings)  # its renderer is in place before the first bar can arrive
-    node.renderers.append(WledRenderer(node.client, wled, 128))
+    node.renderers.append(WledRenderer(node.client, wled))
     with Listener(settings, f"{wled}/api") as strip, TablePublisher(table, settings), node:
         first = strip.wait_for(lambda m: True)
         assert segments(first.payload) == [(0, 15, CRIMSON), (15, 16, WHITE), (16, 30, TEAL)]
@@ -54,7 +64,41 @@ def test_a_wled_strip_gets_the_right_segments(mosquitto: Mosquitto, tmp_path: Pa
         assert [segments(m.payload)[1][0] for m in strip.seen] == [15, 16, 17]
         strip.client.publish(f"{wled}/status", "online", qos=1)  # WLED rebooted
         again = strip.wait_for(lambda m: m is not walked and m.payload == walked.payload)
-        assert json.loads(again.payload)["bri"] == 128
+    state = json.loads(again.payload)
+    assert state["tt"] == 0  # at once, for this message only: WLED's own transition stays
+    assert "bri" not in state and "transition" not in state  # the owner's brightness stays
+    assert all(len(m.payload) < 1024 for m in strip.seen)  # WLED's MQTT buffer
+
+
+def test_a_walk_sends_at_most_five_frames_however_long_the_strip() -> None:
+    assert walk_leds(15, 17) == [16, 17]  # a short walk shows every LED
+    assert walk_leds(4, 4) == [4]
+    assert walk_leds(0, 299) == [60, 120, 179, 239, 299]
+    assert walk_leds(299, 0) == [239, 179, 120, 60, 0]
+    across = BAR.model_copy(update={"position": 15})
+    steps = animation(BAR.model_copy(update={"position": 0}), across, 300, "a-first")
+    assert len(steps) == WALK_FRAMES and all(step.hold >= FRAME_GAP for step in steps)
+    routed = BAR.model_copy(update={"position": 0, "routed": "a"})
+    rout = animation(BAR.model_copy(update={"position": 15}), routed, 300, "a-first")
+    assert len(rout) == WALK_FRAMES + 6 + 1  # the walk, three flashes, the bar
+    assert all(step.hold >= FRAME_GAP for step in rout[:-1])
+
+
+def test_wled_messages_keep_a_gap_even_when_a_newer_bar_cuts_in() -> None:
+    now = [10.0]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    pacer = Pacer(FRAME_GAP, clock=lambda: now[0], sleep=sleep)
+    pacer.wait()  # the first message goes at once
+    now[0] += 0.05
+    pacer.wait()  # a newer bar's first frame, 50 ms after the last one: waits 150 ms
+    now[0] += 1.0
+    pacer.wait()  # long after: at once
+    assert slept == [pytest.approx(FRAME_GAP - 0.05)]
 
 
 def test_positions_map_evenly_and_the_ends_reach_the_end_leds() -> None:
@@ -75,7 +119,7 @@ def test_positions_map_evenly_and_the_ends_reach_the_end_leds() -> None:
 def test_a_rout_flashes_the_winner_and_a_motion_walks() -> None:
     moved = BAR.model_copy(update={"position": 10})
     walk = animation(BAR, moved, 16, "a-first")
-    assert len(walk) == 2 and all(step.hold > 0 for step in walk)
+    assert len(walk) == 2 and all(step.hold >= FRAME_GAP for step in walk)
     routed = BAR.model_copy(update={"position": 0, "routed": "a"})
     steps = animation(BAR.model_copy(update={"position": 1}), routed, 16, "a-first")
     flashes = [s.frame for s in steps if len(s.frame) == 1]

@@ -1,8 +1,10 @@
-"""Around the publisher: the embedded broker link, the last will, Home Assistant, the CLI."""
+"""Around the publisher: the embedded broker link, the last will, the nodes' CLI (Home
+Assistant: test_mqtt_ha.py)."""
 
 from __future__ import annotations
 
 import json
+import queue
 import signal
 import socket
 import subprocess
@@ -20,6 +22,7 @@ from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.broker import BrokerStartError, EmbeddedBroker
 from tidetower.mqtt.ledbar.node import LedbarNode, TerminalRenderer
+from tidetower.mqtt.options import say_connection
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.runtime import table_link
 from tidetower.mqtt.settings import MqttSettings
@@ -91,35 +94,6 @@ def test_outbox_events_wait_for_the_next_start_of_the_tower(
     assert got == ids
     # The camera's confidence and boxes survived the restart in the outbox.
     assert [d["confidence"] for d in last["dice"]] == [0.9] * len(ROLL.dice)
-
-
-def test_home_assistant_discovery_is_resent_on_its_birth(
-    mosquitto: Mosquitto, tmp_path: Path
-) -> None:
-    settings = mosquitto.settings(ha_discovery=True)
-    config = f"homeassistant/sensor/tidetower_{settings.table}/tide/config"
-    with (
-        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
-        Listener(settings, "homeassistant/#") as ha,
-    ):
-        first = ha.wait_for(lambda m: m.topic == config)
-        body = json.loads(first.payload)
-        assert body["state_topic"] == publisher.topics.tide
-        assert body["availability_topic"] == publisher.topics.status
-        ha.client.publish(config, "", qos=1, retain=True)  # HA lost its config
-        ha.wait_for(lambda m: m.topic == config and m.payload == b"")
-        ha.client.publish("homeassistant/status", "online", qos=1)
-        ha.wait_for(lambda m: m.topic == config and m is not first and m.payload != b"")
-
-
-def test_discovery_is_off_by_default(mosquitto: Mosquitto, tmp_path: Path) -> None:
-    settings = mosquitto.settings()
-    with (
-        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
-        Listener(settings, "homeassistant/#") as ha,
-    ):
-        assert publisher.wait_delivered(WAIT)
-        assert ha.settled() == []
 
 
 def test_the_ledbar_shrugs_off_a_bad_tide_message(embedded: Embedded, tmp_path: Path) -> None:
@@ -249,3 +223,28 @@ def test_an_embedded_broker_on_a_busy_port_says_so() -> None:
         settings = MqttSettings(port=port, ws_port=free_port())
         with pytest.raises(BrokerStartError, match=f"127.0.0.1:{port}"):
             EmbeddedBroker(settings).start()
+
+
+def test_the_ledbar_says_when_it_cannot_reach_the_broker_and_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    broker = Mosquitto(tmp_path)  # its ports chosen, nothing listening on them yet
+    settings = broker.settings(reconnect_max=1)
+    lines: queue.Queue[str] = queue.Queue()
+    node = LedbarNode(settings)
+    say_connection(node.client, lines.put)
+    with node:
+        first = lines.get(timeout=WAIT)
+        assert first.startswith(f"cannot reach the broker at 127.0.0.1:{broker.port}"), first
+        broker.start()
+        try:
+            back = lines.get(timeout=WAIT)  # once an outage, not at every retry
+            assert back == f"connected to the broker at 127.0.0.1:{broker.port}"
+            broker.stop()
+            assert lines.get(timeout=WAIT).startswith("lost the broker at 127.0.0.1")
+            broker.start()
+            assert (
+                lines.get(timeout=WAIT) == f"reconnected to the broker at 127.0.0.1:{broker.port}"
+            )
+        finally:
+            broker.stop()

@@ -12,6 +12,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,9 +22,9 @@ from pydantic import ValidationError
 
 from tidetower.engine.rules import BarState, Motion
 from tidetower.mqtt.client import BrokerClient, Message
-from tidetower.mqtt.ledbar.strip import Frame, animation, pixels, wled_state
+from tidetower.mqtt.ledbar.strip import FRAME_GAP, Frame, animation, pixels, wled_state
 from tidetower.mqtt.ledbar.terminal import render_bar
-from tidetower.mqtt.options import node_options, node_settings
+from tidetower.mqtt.options import node_options, node_settings, say_connection
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
@@ -41,24 +42,45 @@ class Renderer(Protocol):
         """The animation is over; `bar` is what the table shows now."""
 
 
-class WledRenderer:
-    """WLED over MQTT: segments posted to `<wled topic>/api`, re-sent when WLED comes online."""
+class Pacer:
+    """At most one message every `gap` seconds: `wait` sleeps off what is left of the gap."""
 
-    def __init__(self, client: BrokerClient, topic: str, brightness: int) -> None:
-        self.client, self.topic, self.brightness = client, topic, brightness
+    def __init__(
+        self,
+        gap: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.gap, self.clock, self.sleep = gap, clock, sleep
+        self._last: float | None = None
+
+    def wait(self) -> None:
+        """Return once `gap` seconds have passed since the previous call returned."""
+        if self._last is not None and (left := self._last + self.gap - self.clock()) > 0:
+            self.sleep(left)
+        self._last = self.clock()
+
+
+class WledRenderer:
+    """WLED over MQTT: segments posted to `<wled topic>/api`, re-sent when WLED comes online;
+    never more than one message per FRAME_GAP, even when a newer bar cuts an animation."""
+
+    def __init__(self, client: BrokerClient, topic: str, pacer: Pacer | None = None) -> None:
+        self.client, self.topic = client, topic
+        self.pacer = pacer or Pacer(FRAME_GAP)
         self._last: Frame | None = None
         client.subscribe(f"{topic}/status", self._status, qos=1)
 
     def show(self, frame: Frame, bar: TidePayload) -> None:
         self._last = frame
+        self.pacer.wait()
         self._send(frame)
 
     def settle(self, bar: TidePayload) -> None:
         """Nothing more: the last frame is the bar."""
 
     def _send(self, frame: Frame) -> None:
-        state = json.dumps(wled_state(frame, self.brightness))
-        self.client.publish(f"{self.topic}/api", state, qos=0)
+        self.client.publish(f"{self.topic}/api", json.dumps(wled_state(frame)), qos=0)
 
     def _status(self, message: Message) -> None:
         if message.payload == b"online" and self._last is not None:
@@ -198,7 +220,7 @@ def _renderers(
     settings = node.settings
     chosen: list[Renderer] = []
     if wled:
-        chosen.append(WledRenderer(node.client, wled, settings.brightness))
+        chosen.append(WledRenderer(node.client, wled))
     if neopixel:
         chosen.append(
             NeoPixelRenderer(settings.led_count, settings.neopixel_pin, settings.brightness)
@@ -238,5 +260,6 @@ def ledbar_command(
     click.echo(
         f"following {node.topics.tide} on {settings.broker_host()}:{settings.port}", err=True
     )
+    say_connection(node.client, lambda line: click.echo(line, err=True))
     with node, contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()

@@ -1,7 +1,10 @@
 """The Tide on a strip of LEDs: positions mapped evenly onto LEDs, and short animations.
 
 A frame is a few coloured spans (side A, the marker, side B), which is what WLED's segments
-take; a NeoPixel strip gets the same frame as one colour per pixel.
+take; a NeoPixel strip gets the same frame as one colour per pixel. Every frame stays up at
+least FRAME_GAP: a WLED on an ESP8266 takes each frame as one MQTT message, and handles
+about ten a second at most (its author, wled/WLED#661), so an animation sends it at most
+five a second, and a walk at most WALK_FRAMES however many LEDs the marker crosses.
 """
 
 from __future__ import annotations
@@ -14,8 +17,13 @@ from tidetower.mqtt.settings import Orientation
 RGB = tuple[int, int, int]
 MARKER: RGB = (255, 255, 255)
 DARK: RGB = (0, 0, 0)
-STEP_DELAY = 0.04  # seconds per LED the marker walks
-FLASH_DELAY = 0.15
+FRAME_GAP = 0.2
+"""Seconds each frame stays up at least: five frames a second."""
+WALK_FRAMES = 5
+"""Frames a walk shows at most: on a long walk the marker strides several LEDs a frame."""
+FLASHES = 3
+ROUT_SECONDS = (WALK_FRAMES + 2 * FLASHES) * FRAME_GAP
+"""How long the longest rout animation lasts: the walk, then the flashes."""
 
 
 @dataclass(frozen=True)
@@ -73,13 +81,19 @@ def bar_frame(bar: TidePayload, count: int, orientation: Orientation) -> Frame:
     return marker_frame(bar, marker_led(bar.position, bar.low, bar.high, count), count, orientation)
 
 
+def walk_leds(start: int, end: int) -> list[int]:
+    """The LEDs a walk from `start` to `end` shows: every one on a short walk, else
+    WALK_FRAMES evenly spread, the last on `end`."""
+    frames = min(abs(end - start), WALK_FRAMES) or 1
+    return [start + round((end - start) * k / frames) for k in range(1, frames + 1)]
+
+
 def motion_steps(bar: TidePayload, before: int, count: int, orientation: Orientation) -> list[Step]:
-    """The marker walking LED by LED from `before` to the bar's position."""
+    """The marker walking from `before` to the bar's position, in at most WALK_FRAMES frames."""
     start = marker_led(before, bar.low, bar.high, count)
     end = marker_led(bar.position, bar.low, bar.high, count)
-    way = 1 if end >= start else -1
-    leds = list(range(start + way, end + way, way)) or [end]
-    return [Step(marker_frame(bar, led, count, orientation), STEP_DELAY) for led in leds]
+    leds = walk_leds(start, end)
+    return [Step(marker_frame(bar, led, count, orientation), FRAME_GAP) for led in leds]
 
 
 def rout_steps(bar: TidePayload, count: int, orientation: Orientation) -> list[Step]:
@@ -87,7 +101,7 @@ def rout_steps(bar: TidePayload, count: int, orientation: Orientation) -> list[S
     winner = bar.colour_b if bar.routed == "a" else bar.colour_a
     flash = (Span(0, count, rgb(winner)),)
     dark = (Span(0, count, DARK),)
-    return [Step(frame, FLASH_DELAY) for _ in range(3) for frame in (flash, dark)] + [
+    return [Step(frame, FRAME_GAP) for _ in range(FLASHES) for frame in (flash, dark)] + [
         Step(bar_frame(bar, count, orientation))
     ]
 
@@ -116,11 +130,13 @@ def pixels(frame: Frame, count: int) -> list[RGB]:
     return out
 
 
-def wled_state(frame: Frame, brightness: int, segments: int = 3) -> dict[str, object]:
-    """WLED's JSON API state: one solid segment per span; unused segments removed (stop 0)."""
+def wled_state(frame: Frame, segments: int = 3) -> dict[str, object]:
+    """WLED's JSON API state: one solid segment per span, unused segments removed (stop 0),
+    shown at once (`tt` 0: for this message only, WLED's own transition is left as its owner
+    set it) at the brightness WLED has (no `bri`: its owner's)."""
     seg: list[dict[str, object]] = [
         {"id": i, "start": s.start, "stop": s.stop, "col": [list(s.colour)], "fx": 0, "on": True}
         for i, s in enumerate(frame)
     ]
     seg += [{"id": i, "stop": 0} for i in range(len(frame), segments)]
-    return {"on": True, "bri": brightness, "transition": 0, "seg": seg}
+    return {"on": True, "tt": 0, "seg": seg}
