@@ -28,6 +28,8 @@ from tidetower.mqtt.payloads import (
     TideCommand,
     UndoCommand,
 )
+from tidetower.mqtt.views import last_opening
+from tidetower.mqtt.wording import declared_line
 
 TIER_NAMES = tuple(tier.value for tier in TIERS)
 
@@ -122,7 +124,7 @@ def show(store: Path, as_json: bool, last: int) -> None:
             return
         click.echo(f"session {state.session_id} · system {state.system}")
         click.echo(render_bar(state.bar()))
-        click.echo(f"declared: {state.declared}")
+        click.echo(f"declared: {declared_line(dump(state.declared))}")
         for record in state.history[-last:]:
             _print_record(record, as_json=False)
 
@@ -152,6 +154,23 @@ def tide(store: Path, **settings: Any) -> None:
         click.echo(render_bar(table.bar()))
 
 
+LAST = "last"
+"""`--reply-to last`: the latest roll of this system that awaits a reply."""
+
+
+def _replying_to(table: Table, reply_to: str | None) -> str | None:
+    """The roll id a reply names: as given, or the last opening roll's for `last`."""
+    if reply_to != LAST:
+        return reply_to
+    opening = last_opening(table.state)
+    if opening is None:
+        raise click.ClickException(
+            "no roll awaits a reply: the last opening roll is one declared to wait for one "
+            "(e.g. --mode opposed), and a reply names it"
+        )
+    return opening.id
+
+
 @session_group.command("declare")
 @store_option
 @click.option("--actor", default="", help="Who rolls.")
@@ -162,16 +181,26 @@ def tide(store: Path, **settings: Any) -> None:
     default=False,
     help="Tide-linked (moves the bar) or personal.",
 )
-@click.option("--reply-to", default=None, help="Id of the roll this one replies to.")
+@click.option(
+    "--reply-to",
+    default=None,
+    help="Id of the roll this one replies to; `last`: the last opening roll.",
+)
+@click.option("--reply", is_flag=True, help="Reply to the last opening roll (--reply-to last).")
 @click.option("--mode", default="", help="primitive, unopposed, opposed or tide.")
 @click.option("--pool", type=int, default=None, help="Dice in the pool.")
 @click.option("--tier", type=click.Choice(TIER_NAMES), default=None, help="Tier die of the pool.")
 @click.option("--marks", type=int, default=None, help="Marks entered by the GM instead of dice.")
-def declare(store: Path, tier: str | None, **fields: Any) -> None:
+def declare(
+    store: Path, tier: str | None, reply_to: str | None, reply: bool, **fields: Any
+) -> None:
     """Declare the next roll: who, which side, linked or personal, reply to what."""
+    if reply and reply_to not in (None, LAST):
+        raise click.UsageError("give --reply (the last opening roll) or --reply-to ID, not both")
     with open_table(store) as table:
-        apply(table, DeclareCommand, tier=tier, **fields)
-        click.echo(f"declared: {table.state.declared}")
+        replying = _replying_to(table, LAST if reply else reply_to)
+        apply(table, DeclareCommand, tier=tier, reply_to=replying, **fields)
+        click.echo(f"declared: {declared_line(dump(table.state.declared))}")
 
 
 def _recording(

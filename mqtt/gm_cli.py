@@ -1,4 +1,6 @@
-"""`tidetower gm`: send one GM command to a running tower and print its reply."""
+"""`tidetower gm`: send one GM command to a running tower and print its reply as a sentence
+(`--json`: the reply itself). `reply_to=last` on `declare` names the last opening roll, found
+in the retained `session`."""
 
 from __future__ import annotations
 
@@ -15,8 +17,11 @@ import click
 from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.topics import Topics
+from tidetower.mqtt.wording import reply_line
 
 COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "reread", "rethrow")
+LAST = "last"
+"""`reply_to=last`: the latest roll of the session that awaits a reply."""
 
 
 def parse_fields(fields: tuple[str, ...]) -> dict[str, Any]:
@@ -52,11 +57,31 @@ def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> dict[
     )
 
 
+def last_opening(sessions: queue.Queue[Message], timeout: float) -> str:
+    """The id of the last opening roll in the retained `session`, within `timeout` seconds
+    (read as plain JSON: fields this version does not know are no reason to fail)."""
+    try:
+        session = json.loads(sessions.get(timeout=timeout).payload)
+    except queue.Empty:
+        raise click.ClickException(
+            f"no session within {timeout} s to find the last opening roll in: "
+            "is the tower running and on this broker and table?"
+        ) from None
+    except ValueError as error:
+        raise click.ClickException(f"the retained session is not JSON: {error}") from None
+    history = session.get("history", []) if isinstance(session, dict) else []
+    opening = next((h["id"] for h in reversed(history) if h.get("awaiting_reply")), None)
+    if opening is None:
+        raise click.ClickException("no roll of the session awaits a reply: give reply_to=ID")
+    return str(opening)
+
+
 @click.command("gm")
 @click.argument("command", type=click.Choice(COMMANDS))
 @click.argument("fields", nargs=-1)
 @node_options
 @click.option("--timeout", default=5.0, show_default=True, help="Seconds to wait for the reply.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reply as JSON, for scripts.")
 def gm_command(
     command: str,
     fields: tuple[str, ...],
@@ -64,29 +89,35 @@ def gm_command(
     broker: str | None,
     table: str | None,
     timeout: float,
+    as_json: bool,
 ) -> None:
-    """Send one GM command to the running tower and print its reply.
+    """Send one GM command to the running tower and say what it did.
 
     Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
-    `tidetower gm reread`, `tidetower gm tide weight_a=6 weight_b=12 size=battle`.
+    `tidetower gm reread`, `tidetower gm tide weight_a=6 weight_b=12 size=battle`,
+    `tidetower gm declare actor=Kim side=b reply_to=last` (a reply to the last opening roll).
     Exits 1 when the tower refuses the command.
     """
     settings = node_settings(config_path, broker, table)
     topics = Topics.of(settings)
     body = {"id": f"cli-{uuid.uuid4().hex[:8]}", **parse_fields(fields)}
     replies: queue.Queue[Message] = queue.Queue()
+    sessions: queue.Queue[Message] = queue.Queue()
     client = BrokerClient(settings, f"tidetower-gm-{body['id']}")
     client.subscribe(topics.command_result, replies.put, qos=1)
+    replying = command == "declare" and body.get("reply_to") == LAST
+    if replying:
+        client.subscribe(topics.session, sessions.put, qos=1)
     client.start()
     try:
         if not client.wait_connected(timeout):
-            raise click.ClickException(
-                f"cannot reach the broker at {settings.host or '127.0.0.1'}:{settings.port}"
-            )
+            raise click.ClickException(f"cannot reach the broker at {client.where}")
+        if replying:
+            body["reply_to"] = last_opening(sessions, timeout)
         client.publish(topics.command(command), json.dumps(body), qos=1)
         answer = _reply(replies, body["id"], timeout)
     finally:
         client.stop()
-    click.echo(json.dumps(answer))
+    click.echo(json.dumps(answer) if as_json else reply_line(answer, body))
     if not answer.get("ok"):
         sys.exit(1)

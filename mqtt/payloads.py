@@ -100,6 +100,9 @@ class HistoryItem(BaseModel):
     seq: int
     summary: str
     dice: list[str]
+    awaiting_reply: bool = Field(
+        False, description="an opening roll of the active system: a reply may name its id"
+    )
 
 
 class SessionPayload(_Wire):

@@ -8,6 +8,7 @@ from typing import Any
 from tidetower.engine import session as pure
 from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump
+from tidetower.engine.rules import RollRecord
 from tidetower.engine.session import SessionState
 from tidetower.mqtt.payloads import (
     DieRead,
@@ -64,6 +65,16 @@ def odds_body(odds: Odds) -> OddsBody:
     )
 
 
+def awaits_reply(record: RollRecord, system: str) -> bool:
+    """True for an opening roll of the active system: its outcome says it awaits a reply."""
+    return record.system == system and record.outcome.facts.get("awaiting_reply") is True
+
+
+def last_opening(state: SessionState) -> RollRecord | None:
+    """The latest opening roll a reply may name, if any."""
+    return next((r for r in reversed(state.history) if awaits_reply(r, state.system)), None)
+
+
 def session_payload(
     state: SessionState, readings: Mapping[str, ReadingJson] | None = None
 ) -> SessionPayload:
@@ -71,7 +82,11 @@ def session_payload(
     bar = state.bar()
     history = [
         HistoryItem(
-            id=r.id, seq=r.seq, summary=r.outcome.summary, dice=[str(d) for d in r.roll.dice]
+            id=r.id,
+            seq=r.seq,
+            summary=r.outcome.summary,
+            dice=[str(d) for d in r.roll.dice],
+            awaiting_reply=awaits_reply(r, state.system),
         )
         for r in state.history[-HISTORY_LENGTH:]
     ]
