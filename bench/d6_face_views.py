@@ -25,6 +25,7 @@ import vision_d6
 
 from tidetower.vision.d6 import nets
 from tidetower.vision.d6.find import Candidate, find_dice
+from tidetower.vision.progress import progress
 from tidetower.vision.read import to_work_size
 from tidetower.vision.score import DEV_FOLDS, Label, best_match
 from tidetower.vision.settings import ReaderSettings
@@ -51,15 +52,16 @@ def views(sizes: set[int], fold: str) -> tuple[dict[int, np.ndarray], np.ndarray
     rng = np.random.default_rng(0)
     crops: dict[int, list[np.ndarray]] = {s: [] for s in sizes}
     faces = []
-    for path, labels in vision_d6.real("devval", fold):
-        work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
-        h, w = work.shape[:2]
-        for c, value in matched(find_dice(work, SETTINGS), labels, w, h):
-            faces.append(value)
-            turns = [0.0, 90.0, *rng.uniform(0, 360, VIEWS - 2)]
-            for size, turn in itertools.product(sizes, turns):
-                side = c.side * nets.FACE_MARGIN
-                crops[size].append(nets.face_crop(work, c.x, c.y, side, float(turn), size))
+    with progress(vision_d6.real("devval", fold), f"cutting fold {fold}") as photos:
+        for path, labels in photos:
+            work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
+            h, w = work.shape[:2]
+            for c, value in matched(find_dice(work, SETTINGS), labels, w, h):
+                faces.append(value)
+                turns = [0.0, 90.0, *rng.uniform(0, 360, VIEWS - 2)]
+                for size, turn in itertools.product(sizes, turns):
+                    side = c.side * nets.FACE_MARGIN
+                    crops[size].append(nets.face_crop(work, c.x, c.y, side, float(turn), size))
     return {s: nets.to_blob(np.stack(v)) for s, v in crops.items()}, np.array(faces)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import vision_d6
 
 from tidetower.vision.d6.find import find_dice, heatmap, peaks
+from tidetower.vision.progress import progress
 from tidetower.vision.read import to_work_size
 from tidetower.vision.score import DEV_FOLDS, Label
 from tidetower.vision.settings import ReaderSettings
@@ -56,19 +57,20 @@ def tally(fold: str) -> str:
     """Return one line of figures for the finder now in use."""
     found = missed = extra = stray = 0
     heats: list[float] = []
-    for path, labels in vision_d6.real("devval", fold):
-        work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
-        h, w = work.shape[:2]
-        candidates = find_dice(work, SETTINGS)
-        hits = len(d6_face_views.matched(candidates, labels, w, h))
-        found, missed, extra = (
-            found + hits,
-            missed + len(labels) - hits,
-            extra + len(candidates) - hits,
-        )
-        heat, _sides, cell = heatmap(work)
-        heats += die_heats(heat, cell, labels, w, h)
-        stray += stray_peaks(heat, cell, labels, w, h)
+    with progress(vision_d6.real("devval", fold), f"finding on fold {fold}") as photos:
+        for path, labels in photos:
+            work = to_work_size(cv2.imread(str(path)), SETTINGS.work_size)
+            h, w = work.shape[:2]
+            candidates = find_dice(work, SETTINGS)
+            hits = len(d6_face_views.matched(candidates, labels, w, h))
+            found, missed, extra = (
+                found + hits,
+                missed + len(labels) - hits,
+                extra + len(candidates) - hits,
+            )
+            heat, _sides, cell = heatmap(work)
+            heats += die_heats(heat, cell, labels, w, h)
+            stray += stray_peaks(heat, cell, labels, w, h)
     t, a = SETTINGS.find_threshold, np.array(heats)
     nll = -np.log(np.clip(a, 1e-9, 1.0)).mean()
     return (

@@ -19,6 +19,7 @@ import cv2
 from tidetower.engine.tray import DieRead, Reading
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.learn import learn_from_corrections
+from tidetower.vision.progress import progress
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
@@ -32,10 +33,11 @@ def keep(folder: Path, count: int, dice: int) -> Corrections:
     """Keep `count` rendered throws as corrections, every die entered by the GM."""
     corrections = Corrections(folder, keep=count)
     kinds = ("d20", *("d6",) * (dice - 1))
-    for seed in range(SEED, SEED + count):
-        tray = render_tray(seed, SPEC, dice=kinds)
-        final = Reading(tuple(DieRead(d.die, d.value, d.box, 1.0) for d in tray.dice))
-        corrections.keep_correction(f"r-{seed}", tray.image, Reading(), final)
+    with progress(range(SEED, SEED + count), f"rendering {count} corrections") as seeds:
+        for seed in seeds:
+            tray = render_tray(seed, SPEC, dice=kinds)
+            final = Reading(tuple(DieRead(d.die, d.value, d.box, 1.0) for d in tray.dice))
+            corrections.keep_correction(f"r-{seed}", tray.image, Reading(), final)
     return corrections
 
 
@@ -49,7 +51,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         corrections = keep(Path(tmp) / "corrections", args.corrections, args.dice)
         start = time.perf_counter()
-        done = learn_from_corrections(corrections, Path(tmp) / "dice", ReaderSettings())
+        done = learn_from_corrections(
+            corrections, Path(tmp) / "dice", ReaderSettings(), along=progress
+        )
         seconds = time.perf_counter() - start
     print(
         f"{args.corrections} corrections of {args.dice} dice: learned in {seconds:.1f} s "

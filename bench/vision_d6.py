@@ -23,6 +23,7 @@ from pathlib import Path
 import cv2
 
 from tidetower.vision.d6 import nets
+from tidetower.vision.progress import progress
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.score import (
     FOLDS,
@@ -42,12 +43,14 @@ SYNTH_SEED = 1_000_000
 
 
 def run(items: Iterable[tuple[object, tuple[Label, ...]]], settings: ReaderSettings) -> Tally:
-    """Read each image, score it against its labels and tally the outcome."""
+    """Read each image, score it against its labels and tally the outcome (a bar on a
+    terminal's stderr meanwhile)."""
     tally = Tally()
-    for image, labels in items:
-        photo = load_image(image) if isinstance(image, Path) else image
-        reading = read_dice(photo, settings=settings)  # type: ignore[arg-type]
-        tally.add(score(reading, labels), reading.ms)
+    with progress(items, "reading") as bar:
+        for image, labels in bar:
+            photo = load_image(image) if isinstance(image, Path) else image
+            reading = read_dice(photo, settings=settings)  # type: ignore[arg-type]
+            tally.add(score(reading, labels), reading.ms)
     return tally
 
 

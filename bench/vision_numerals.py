@@ -32,6 +32,7 @@ from tidetower.vision.d6.nets import load_session
 from tidetower.vision.kinds import face_values
 from tidetower.vision.numerals.nets import MODEL, NUMERAL_KINDS
 from tidetower.vision.numerals.teach import teach
+from tidetower.vision.progress import progress
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.score import HEADER, Label, Tally, is_right, load_labels, match, score
 from tidetower.vision.settings import Calibration, ReaderSettings
@@ -95,9 +96,10 @@ def reader_of(labels: tuple[Label, ...], seen: list[frozenset[str]]) -> int | No
 def synthetic(count: int, spec: TraySpec = BENCH_SPEC) -> list[Item]:
     """Return seeded synthetic trays of every kind with their labels."""
     out = []
-    for seed in range(SYNTH_SEED, SYNTH_SEED + count):
-        tray = render_tray(seed, spec)
-        out.append((tray.image, tuple(Label(d.value, d.box, d.die) for d in tray.dice)))
+    with progress(range(SYNTH_SEED, SYNTH_SEED + count), f"rendering {count} trays") as seeds:
+        for seed in seeds:
+            tray = render_tray(seed, spec)
+            out.append((tray.image, tuple(Label(d.value, d.box, d.die) for d in tray.dice)))
     return out
 
 
@@ -106,11 +108,12 @@ def run(
 ) -> tuple[Tally, Counter[str]]:
     """Read and score each photo; return the tally and a count of outcomes per kind."""
     tally, kinds = Tally(), Counter[str]()
-    for image, labels in items:
-        reading = read_dice(image, calibration, settings)
-        tally.add(score(reading, labels), reading.ms)
-        for label, outcome in outcomes(reading, labels):
-            kinds[f"{label.die} {outcome}"] += 1
+    with progress(items, "reading") as bar:
+        for image, labels in bar:
+            reading = read_dice(image, calibration, settings)
+            tally.add(score(reading, labels), reading.ms)
+            for label, outcome in outcomes(reading, labels):
+                kinds[f"{label.die} {outcome}"] += 1
     return tally, kinds
 
 

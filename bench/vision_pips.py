@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 
 from tidetower.engine.tray import Reading
+from tidetower.vision.progress import progress
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.score import HEADER, Label, Tally, load_labels, score
 from tidetower.vision.settings import ReaderSettings
@@ -56,14 +57,15 @@ def compare(items: Iterable[Item], name: str) -> None:
     off, on = Tally(), Tally()
     agreed = disagreed = 0
     without = ReaderSettings(pip_count=False)
-    for image, labels in items:
-        photo = load_image(image) if isinstance(image, Path) else image
-        first = read_dice(photo, settings=without)  # type: ignore[arg-type]
-        second = read_dice(photo, settings=replace(without, pip_count=True))  # type: ignore[arg-type]
-        off.add(score(first, labels), first.ms)
-        on.add(score(second, labels), second.ms)
-        a, d = opinions(second)
-        agreed, disagreed = agreed + a, disagreed + d
+    with progress(items, f"reading {name}") as bar:
+        for image, labels in bar:
+            photo = load_image(image) if isinstance(image, Path) else image
+            first = read_dice(photo, settings=without)  # type: ignore[arg-type]
+            second = read_dice(photo, settings=replace(without, pip_count=True))  # type: ignore[arg-type]
+            off.add(score(first, labels), first.ms)
+            on.add(score(second, labels), second.ms)
+            a, d = opinions(second)
+            agreed, disagreed = agreed + a, disagreed + d
     print(off.row(f"{name}, pip count off"))
     print(on.row(f"{name}, pip count on"))
     print(

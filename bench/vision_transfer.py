@@ -53,6 +53,7 @@ from vision_d6 import overrides, use_models
 
 from tidetower.vision.d6 import nets
 from tidetower.vision.numerals.teach import TeachError, teach
+from tidetower.vision.progress import progress
 from tidetower.vision.read import load_image, read_dice
 from tidetower.vision.score import (
     DEV_FOLDS,
@@ -103,7 +104,8 @@ def read_all(
 def measure(domain: Domain, trays: int, settings: ReaderSettings) -> Result:
     """Read a domain's trays and return its result."""
     photos = (photo(domain, seed) for seed in range(SEED, SEED + trays))
-    tally, outcomes = read_all(photos, settings)
+    with progress(photos, f"{domain.group} {domain.name}", length=trays) as bar:
+        tally, outcomes = read_all(bar, settings)
     return Result(domain, tally, outcomes)
 
 

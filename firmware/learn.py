@@ -19,6 +19,7 @@ from tidetower.firmware.config import TowerConfig
 from tidetower.firmware.corrections import Corrections
 from tidetower.vision.numerals.profile import empty_profile, load_profile
 from tidetower.vision.numerals.teach import TeachError, parse_labels, teach
+from tidetower.vision.progress import Along, quietly
 from tidetower.vision.read import ImageError, load_image, read_dice
 from tidetower.vision.score import Label, Tally, score
 from tidetower.vision.settings import Calibration, ReaderSettings
@@ -52,9 +53,11 @@ def learn_from_corrections(
     profile: Path,
     settings: ReaderSettings,
     calibration: Calibration | None = None,
+    along: Along = quietly,
 ) -> Learned:
     """Teach a candidate profile from the corrections; adopt it if it reads the set-aside
-    ones at least as well as the current reader, keeping the old one as PROFILE.previous."""
+    ones at least as well as the current reader, keeping the old one as PROFILE.previous.
+    `along` shows how far it got (`progress` on a terminal)."""
     labels = corrections.labels()
     if len(labels) < MIN_EXAMPLES:
         raise TeachError(f"{len(labels)} corrections kept: at least {MIN_EXAMPLES} are needed")
@@ -70,6 +73,7 @@ def learn_from_corrections(
             [corrections.folder / n for n in teach_names],
             {},
             settings,
+            along,
         )
         before = _share_right(
             corrections, check_names, replace(settings, profile=current), calibration

@@ -35,6 +35,7 @@ from tidetower.mqtt.teaching import TeachLink
 from tidetower.vision.calibrate import CalibrationError, load_calibration
 from tidetower.vision.kinds import KINDS, face_text, face_values
 from tidetower.vision.numerals.teach import TeachError, TeachReport, teach
+from tidetower.vision.progress import progress
 from tidetower.vision.read import read_dice
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
@@ -266,9 +267,8 @@ def _teach_photos(
         cv2.imwrite(str(paths[-1]), frame)
         labels[paths[-1].name] = {"die": kind, "value": value}
     (folder / "labels.json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
-    return teach(
-        profile, folder / "labels.json", paths, {kind: name} if name else {}, config.camera.reader
-    )
+    names = {kind: name} if name else {}
+    return teach(profile, folder / "labels.json", paths, names, config.camera.reader, progress)
 
 
 def _calibration(config: TowerConfig) -> Calibration:
@@ -364,7 +364,7 @@ def teach_command(
                     "give PROFILE --labels LABELS.json IMAGE ..., "
                     "or --config FILE --die KIND to teach at the tower"
                 )
-            _say(teach(profile, labels_path, images, {}), profile)
+            _say(teach(profile, labels_path, images, {}, along=progress), profile)
             return
         if from_corrections or rollback:
             _from_the_table(_guided_config(config_path), profile, rollback)
@@ -394,6 +394,7 @@ def _from_the_table(config: TowerConfig, profile: Path | None, back: bool) -> No
         target,
         replace(config.camera.reader, profile=None),
         _calibration(config),
+        progress,
     )
     verdict = "adopted" if done.adopted else "not adopted: it reads them worse; kept the old"
     click.echo(

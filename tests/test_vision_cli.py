@@ -43,12 +43,30 @@ def test_bad_file_fails_clearly_but_others_still_read(
 ) -> None:
     junk = tmp_path / "junk.jpg"
     junk.write_text("not a photo")
-    args = [str(junk), str(tmp_path / "missing.png"), str(tmp_path), str(tray_png[0]), "--json"]
+    args = [str(junk), str(tmp_path / "missing.png"), str(tray_png[0]), "--json"]
     result = CliRunner().invoke(read_command, args)
     assert result.exit_code == 1
     assert "not an image" in result.stderr and "missing.png" in result.stderr
-    assert len(result.stderr.splitlines()) == 3
+    assert len(result.stderr.splitlines()) == 2
     assert json.loads(result.stdout)["image"] == str(tray_png[0])
+
+
+def test_a_folder_is_its_photos_and_piped_output_stays_json(
+    tray_png: tuple[Path, list[int]], tmp_path: Path
+) -> None:
+    for name in ("b.png", "a.PNG"):
+        (tmp_path / name).write_bytes(tray_png[0].read_bytes())
+    (tmp_path / "labels.json").write_text("{}")  # not a photo: left out
+    result = CliRunner().invoke(read_command, [str(tmp_path), str(tray_png[0]), "--json"])
+    assert result.exit_code == 0, result.output
+    read = [json.loads(line)["image"] for line in result.stdout.splitlines()]
+    assert read == [str(tmp_path / "a.PNG"), str(tmp_path / "b.png"), str(tray_png[0])]
+    assert result.stderr == ""  # piped: no bar, nothing extra
+    no_photo = CliRunner().invoke(read_command, [str(tmp_path / "labels.json"), "--json"])
+    assert no_photo.exit_code == 1  # a file that is no photo is an error, as ever
+    (tmp_path / "none").mkdir()
+    nothing = CliRunner().invoke(read_command, [str(tmp_path / "none")])
+    assert nothing.exit_code == 2 and "no photos" in nothing.output
 
 
 def test_annotate_writes_picture(tray_png: tuple[Path, list[int]], tmp_path: Path) -> None:

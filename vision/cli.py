@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -13,8 +14,25 @@ from tidetower.engine.tray import Reading
 from tidetower.vision.annotate import annotate
 from tidetower.vision.kinds import face_text
 from tidetower.vision.numerals.profile import ProfileError, load_profile
+from tidetower.vision.progress import progress
 from tidetower.vision.read import ImageError, load_image, read_dice
 from tidetower.vision.settings import ReaderSettings
+
+PHOTO_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
+"""What a folder given to `tidetower read` is taken to hold photos as."""
+
+
+def photos_in(paths: tuple[str, ...]) -> list[str]:
+    """Every path given, a folder standing for the photos in it (by name, not recursive)."""
+    photos: list[str] = []
+    for path in paths:
+        folder = Path(path)
+        if folder.is_dir():
+            found = sorted(p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES)
+            photos += [str(p) for p in found]
+        else:
+            photos.append(path)
+    return photos
 
 
 def _summary(path: str, reading: Reading) -> str:
@@ -37,7 +55,7 @@ def _write_annotation(path: Path, image: np.ndarray, reading: Reading) -> None:
 
 
 @click.command("read")
-@click.argument("images", nargs=-1, required=True, type=click.Path())
+@click.argument("images", nargs=-1, required=True, type=click.Path())  # photos or folders
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per image.")
 @click.option(
     "--annotate",
@@ -54,9 +72,13 @@ def _write_annotation(path: Path, image: np.ndarray, reading: Reading) -> None:
 def read_command(
     images: tuple[str, ...], as_json: bool, annotate_to: Path | None, profile: Path | None
 ) -> None:
-    """Read the dice in tray photos, or close-ups of one die: every kind, its face, and
-    the d100 a tens and a units d10 make together."""
-    if annotate_to is not None and len(images) != 1:
+    """Read the dice in tray photos (IMAGE: a photo, or a folder of them), or close-ups of
+    one die: every kind, its face, and the d100 a tens and a units d10 make together. Many
+    photos show a progress bar on stderr while their lines go to stdout elsewhere."""
+    photos = photos_in(images)
+    if not photos:
+        raise click.UsageError(f"no photos ({', '.join(sorted(PHOTO_SUFFIXES))}) in {images[0]}")
+    if annotate_to is not None and len(photos) != 1:
         raise click.UsageError("--annotate takes exactly one IMAGE")
     settings = ReaderSettings(close_up=True, profile=str(profile) if profile else None)
     if profile is not None:
@@ -64,17 +86,19 @@ def read_command(
             load_profile(profile)
         except ProfileError as error:
             raise click.ClickException(str(error)) from None
-    failed = 0
-    for path in images:
-        try:
-            image = load_image(path)
-        except ImageError as err:
-            failed += 1
-            click.echo(f"error: {err}", err=True)
-            continue
-        reading = read_dice(image, settings=settings)
-        click.echo(json.dumps(reading.to_json(path)) if as_json else _summary(path, reading))
-        if annotate_to is not None:
-            _write_annotation(annotate_to, image, reading)
+    failed = []
+    with progress(photos, f"reading {len(photos)} photos", lines=sys.stdout) as bar:
+        for path in bar:
+            try:
+                image = load_image(path)
+            except ImageError as err:
+                failed.append(f"error: {err}")
+                continue
+            reading = read_dice(image, settings=settings)
+            click.echo(json.dumps(reading.to_json(path)) if as_json else _summary(path, reading))
+            if annotate_to is not None:
+                _write_annotation(annotate_to, image, reading)
+    for line in failed:  # after the bar, which would tear them
+        click.echo(line, err=True)
     if failed:
         raise SystemExit(1)

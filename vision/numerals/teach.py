@@ -28,6 +28,7 @@ from tidetower.vision.numerals.profile import (
     empty_profile,
     load_profile,
 )
+from tidetower.vision.progress import Along, quietly
 from tidetower.vision.read import ImageError, as_bgr, load_image, read_dice, to_work_size
 from tidetower.vision.score import LABEL_KINDS, Label, score
 from tidetower.vision.settings import ReaderSettings
@@ -124,19 +125,21 @@ def learn(
     names: Mapping[str, str],
     base: Profile,
     to_work: Callable[[np.ndarray], np.ndarray],
+    along: Along = quietly,
 ) -> tuple[Profile, dict[str, int]]:
     """Return the base profile extended with every die's views, and the views per class."""
     embeddings: list[np.ndarray] = []
     labels: list[str] = []
     added: dict[str, int] = {}
-    for die in dice:
-        work = to_work(die.image)
-        candidate = locate(work, die.box)
-        if candidate is None:
-            raise TeachError(f"no die found for {die.label}: is it in the photo?")
-        embeddings.append(views(work, candidate))
-        labels.extend([die.label] * len(TURNS))
-        added[die.label] = added.get(die.label, 0) + len(TURNS)
+    with along(dice, f"learning {len(dice)} dice") as each:
+        for die in each:
+            work = to_work(die.image)
+            candidate = locate(work, die.box)
+            if candidate is None:
+                raise TeachError(f"no die found for {die.label}: is it in the photo?")
+            embeddings.append(views(work, candidate))
+            labels.extend([die.label] * len(TURNS))
+            added[die.label] = added.get(die.label, 0) + len(TURNS)
     return base.extended(np.concatenate(embeddings), labels, dict(names)), added
 
 
@@ -145,17 +148,21 @@ def check_cost(
     read: Callable[[np.ndarray, ReaderSettings], Any],
     settings: ReaderSettings,
     folder: Path,
+    along: Along = quietly,
 ) -> tuple[float, float]:
     """Return the share of synthetic dice read right without and with the new profile."""
-    trays = [render_tray(seed, EVERY_KIND) for seed in range(CHECK_SEED, CHECK_SEED + CHECK_TRAYS)]
+    seeds = range(CHECK_SEED, CHECK_SEED + CHECK_TRAYS)
+    with along(seeds, f"checking on {CHECK_TRAYS} trays") as each:
+        trays = [render_tray(seed, EVERY_KIND) for seed in each]
     profile.save(folder, 0)
     totals = []
-    for with_profile in (None, str(folder)):
+    for with_profile, said in ((None, "without"), (str(folder), "with")):
         right = dice = 0
-        for tray in trays:
-            labels = tuple(Label(d.value, d.box, d.die) for d in tray.dice)
-            result = score(read(tray.image, replace(settings, profile=with_profile)), labels)
-            right, dice = right + result.right, dice + result.labelled
+        with along(trays, f"reading them {said} the profile") as each_tray:
+            for tray in each_tray:
+                labels = tuple(Label(d.value, d.box, d.die) for d in tray.dice)
+                result = score(read(tray.image, replace(settings, profile=with_profile)), labels)
+                right, dice = right + result.right, dice + result.labelled
         totals.append(right / max(dice, 1))
     return totals[0], totals[1]
 
@@ -187,9 +194,11 @@ def teach(
     images: Sequence[Path],
     names: Mapping[str, str] | None = None,
     settings: ReaderSettings | None = None,
+    along: Along = quietly,
 ) -> TeachReport:
     """Teach the dice in labelled photos into the profile folder (made or extended); raise
-    TeachError, writing nothing, when a label or photo is wrong or the profile costs dice."""
+    TeachError, writing nothing, when a label or photo is wrong or the profile costs dice.
+    `along` shows how far it got (`progress` on a terminal)."""
     settings = replace(settings or ReaderSettings(), profile=None)
     raw = load_label_file(labels_path)
     dice = []
@@ -211,10 +220,10 @@ def teach(
         folder,
         run_numerals(np.zeros((1, crop_size(), crop_size(), 3), np.uint8)).embeddings.shape[1],
     )
-    profile, added = learn(dice, names or {}, base, to_work)
+    profile, added = learn(dice, names or {}, base, to_work, along)
     with tempfile.TemporaryDirectory(prefix="tidetower-teach-") as tmp:
         before, after = check_cost(
-            profile, lambda im, s: read_dice(im, settings=s), settings, Path(tmp)
+            profile, lambda im, s: read_dice(im, settings=s), settings, Path(tmp), along
         )
     if after < before:
         raise TeachError(

@@ -9,8 +9,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tidetower.vision.progress import progress
 from tidetower.vision.score import fold_of, load_labels
-from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.synth import SynthTray, TraySpec, render_tray
 from tidetower.vision.training.d6_paste import Photo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,20 +57,18 @@ KINDS = {"d6": (TraySpec(),), "all": (ALL_KINDS,), "varied": VARIED_MIX}
 
 def synth_photos(count: int, seed: int, specs: tuple[TraySpec, ...] = (TraySpec(),)) -> list[Photo]:
     """Render synthetic trays in the same form as dev photos, tray k from specs[k % len]."""
-    out = []
-    for s in range(seed, seed + count):
-        tray = render_tray(s, specs[(s - seed) % len(specs)])
-        h, w = tray.image.shape[:2]
-        boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
-        out.append(
-            (
-                tray.image,
-                (boxes[:, :2] + boxes[:, 2:]) / 2,
-                (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2,
-                np.array([d.value for d in tray.dice]),
-            )
-        )
+    with progress(range(seed, seed + count), f"rendering {count} synthetic trays") as seeds:
+        out = [_photo(render_tray(s, specs[(s - seed) % len(specs)])) for s in seeds]
     return out
+
+
+def _photo(tray: SynthTray) -> Photo:
+    """A rendered tray in the form of a dev photo: image, die centres, sides and values."""
+    h, w = tray.image.shape[:2]
+    boxes = np.array([d.box for d in tray.dice]) * [w, h, w, h]
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sides = (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2
+    return tray.image, centres, sides, np.array([d.value for d in tray.dice])
 
 
 FIND_SIZE = 320

@@ -21,6 +21,7 @@ from tidetower.vision.d6.nets import (
     face_crop,
     to_blob,
 )
+from tidetower.vision.progress import progress
 from tidetower.vision.score import FOLDS
 from tidetower.vision.training.d6_data import (
     FACE_SIZE,
@@ -189,13 +190,14 @@ def fit(
     for epoch in range(epochs):
         net.train()
         total = 0.0
-        for _ in range(steps):
-            loss = batch_loss()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item()
+        with progress(range(steps), f"{name} epoch {epoch}") as bar:
+            for _ in bar:
+                loss = batch_loss()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                total += loss.item()
         print(f"{name} epoch {epoch} loss {total / steps:.4f}", flush=True)
     return net
 

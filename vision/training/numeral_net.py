@@ -15,6 +15,7 @@ from torch import nn
 
 from tidetower.vision.d6.nets import to_blob
 from tidetower.vision.numerals.nets import CLASSES
+from tidetower.vision.progress import progress
 from tidetower.vision.training.numeral_crops import SIZE, Crops
 
 EMBEDDING = 96
@@ -106,15 +107,16 @@ def train(
         _train_mode(net, frozen_norms=start is not None)
         order = rng.permutation(len(crops.labels))
         total = 0.0
-        for step in range(steps):
-            idx = order[step * batch : (step + 1) * batch]
-            x = torch.from_numpy(to_blob(augment(crops.images[idx], rng)))
-            loss = loss_fn(net(x)[0], torch.from_numpy(crops.labels[idx]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach())
+        with progress(range(steps), f"epoch {epoch + 1}/{epochs}") as bar:
+            for step in bar:
+                idx = order[step * batch : (step + 1) * batch]
+                x = torch.from_numpy(to_blob(augment(crops.images[idx], rng)))
+                loss = loss_fn(net(x)[0], torch.from_numpy(crops.labels[idx]))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                total += float(loss.detach())
         print(
             f"epoch {epoch + 1}/{epochs}: loss {total / steps:.3f} ({time.time() - began:.0f} s)",
             flush=True,

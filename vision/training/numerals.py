@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from tidetower.vision.numerals.nets import MODEL
+from tidetower.vision.progress import progress
 from tidetower.vision.training import TRAIN_EXTRA, missing_training_tools
 from tidetower.vision.training.numeral_crops import (
     Crops,
@@ -54,8 +55,11 @@ def load_crops(folder: Path, chunks: int, workers: int) -> Crops:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"synth_{k:02d}.npz" for k in range(chunks)]
     firsts = [SYNTH_SEED + k * CHUNK for k in range(chunks)]
-    with ProcessPoolExecutor(workers) as pool:
-        done = list(pool.map(_chunk, paths, firsts))
+    with (
+        ProcessPoolExecutor(workers) as pool,
+        progress(pool.map(_chunk, paths, firsts), "synthetic crops", length=chunks) as made,
+    ):
+        done = list(made)
     real = folder / "real_pips.npz"
     if not real.exists() and D6_TRAY.exists():
         crops = real_pip_crops(D6_TRAY)
