@@ -16,10 +16,12 @@ import click
 
 from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.options import node_options, node_settings
+from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.wording import reply_line
 
 COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "reread", "rethrow")
+Reply = dict[str, Any]
 LAST = "last"
 """`reply_to=last`: the latest roll of the session that awaits a reply."""
 
@@ -38,7 +40,7 @@ def parse_fields(fields: tuple[str, ...]) -> dict[str, Any]:
     return body
 
 
-def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> dict[str, Any]:
+def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> Reply:
     """The reply on cmd/result that carries our request id, within `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while (left := deadline - time.monotonic()) > 0:
@@ -99,8 +101,17 @@ def gm_command(
     Exits 1 when the tower refuses the command.
     """
     settings = node_settings(config_path, broker, table)
-    topics = Topics.of(settings)
     body = {"id": f"cli-{uuid.uuid4().hex[:8]}", **parse_fields(fields)}
+    answer = send(settings, command, body, timeout)
+    click.echo(json.dumps(answer) if as_json else reply_line(answer, body))
+    if not answer.get("ok"):
+        sys.exit(1)
+
+
+def send(settings: MqttSettings, command: str, body: dict[str, Any], timeout: float) -> Reply:
+    """Send one command and return the tower's reply; `reply_to=last` on a declare is
+    replaced, in `body`, by the last opening roll's id from the retained `session`."""
+    topics = Topics.of(settings)
     replies: queue.Queue[Message] = queue.Queue()
     sessions: queue.Queue[Message] = queue.Queue()
     client = BrokerClient(settings, f"tidetower-gm-{body['id']}")
@@ -115,9 +126,6 @@ def gm_command(
         if replying:
             body["reply_to"] = last_opening(sessions, timeout)
         client.publish(topics.command(command), json.dumps(body), qos=1)
-        answer = _reply(replies, body["id"], timeout)
+        return _reply(replies, body["id"], timeout)
     finally:
         client.stop()
-    click.echo(json.dumps(answer) if as_json else reply_line(answer, body))
-    if not answer.get("ok"):
-        sys.exit(1)

@@ -86,6 +86,18 @@ def read_command(
             load_profile(profile)
         except ProfileError as error:
             raise click.ClickException(str(error)) from None
+    failed = _read_all(photos, settings, as_json, annotate_to)
+    for line in failed:  # after the bar, which would tear them
+        click.echo(line, err=True)
+    if failed:
+        raise SystemExit(1)
+
+
+def _read_all(
+    photos: list[str], settings: ReaderSettings, as_json: bool, annotate_to: Path | None
+) -> list[str]:
+    """Read each photo and print its line (a bar on stderr meanwhile, when `progress` says);
+    return a line for each photo that could not be read."""
     failed = []
     with progress(photos, f"reading {len(photos)} photos", lines=sys.stdout) as bar:
         for path in bar:
@@ -98,7 +110,4 @@ def read_command(
             click.echo(json.dumps(reading.to_json(path)) if as_json else _summary(path, reading))
             if annotate_to is not None:
                 _write_annotation(annotate_to, image, reading)
-    for line in failed:  # after the bar, which would tear them
-        click.echo(line, err=True)
-    if failed:
-        raise SystemExit(1)
+    return failed
