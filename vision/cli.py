@@ -73,8 +73,8 @@ def read_command(
     images: tuple[str, ...], as_json: bool, annotate_to: Path | None, profile: Path | None
 ) -> None:
     """Read the dice in tray photos (IMAGE: a photo, or a folder of them), or close-ups of
-    one die: every kind, its face, and the d100 a tens and a units d10 make together. Many
-    photos show a progress bar on stderr while their lines go to stdout elsewhere."""
+    one die: every kind, its face, and the d100 a tens and a units d10 make together. With
+    many photos and the lines going to a file or a pipe, a bar on the terminal shows how far."""
     photos = photos_in(images)
     if not photos:
         raise click.UsageError(f"no photos ({', '.join(sorted(PHOTO_SUFFIXES))}) in {images[0]}")
