@@ -4,7 +4,6 @@ people at the table: a GM who declares rolls, players who throw and clear the tr
 from __future__ import annotations
 
 import random
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -35,15 +34,15 @@ SIM_PINS = PinsConfig(
 )
 
 
-def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
-    """A tower with every part simulated, its session in `store` or a fresh temporary folder;
-    the system starts from its default settings."""
-    folder = Path(tempfile.mkdtemp(prefix="tidetower-sim-")) if store is None else store.parent
+def sim_config(store: Path, system: str = "tide") -> TowerConfig:
+    """A tower with every part simulated, its session in `store` and its snapshots and
+    corrections beside it; the system starts from its default settings."""
+    folder = store.parent
     table = TableConfig(
         name="sim",
         system=system,
         settings={},
-        store=store or folder / "session.db",
+        store=store,
         snapshots=folder / "snapshots",
         snapshots_keep=50,
         corrections=folder / "corrections",
