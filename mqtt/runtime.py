@@ -28,7 +28,10 @@ def link_lines(settings: MqttSettings, access: LanAccess | None) -> list[str]:
     """What a person starting the tower is told about its broker (the GM's token included,
     on purpose: this is where the GM reads it)."""
     if not settings.embedded:
-        return [f"MQTT: broker {settings.broker_host()}:{settings.port}, table {settings.table}"]
+        line = f"MQTT: broker {settings.broker_host()}:{settings.port}, table {settings.table}"
+        if settings.lan:  # the LAN and the GM's password are that broker's own config
+            line += " (lan: that broker's own listeners, users and ACL decide)"
+        return [line]
     where = f"TCP {settings.listen_host()}:{settings.port}, WebSockets {settings.ws_port}"
     if access is None:
         return [
