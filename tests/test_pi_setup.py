@@ -83,6 +83,18 @@ def test_a_port_another_broker_holds_is_one_line_and_no_restart(tmp_path: Path) 
     assert f"127.0.0.1:{port}: Address already in use" in line and "[mqtt] host" in line
 
 
+def test_a_page_port_another_program_holds_is_one_line_too() -> None:
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        result = CliRunner().invoke(main, ["display", "--port", str(port)])
+    assert result.exit_code == CONFIG_EXIT
+    assert result.stderr.splitlines() == [
+        f"Error: cannot serve the page on 127.0.0.1:{port}: Address already in use"
+    ]
+
+
 def test_validate_config_refuses_pins_off_the_header_and_two_parts_on_one(
     tmp_path: Path,
 ) -> None:

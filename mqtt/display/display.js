@@ -29,7 +29,7 @@ function brokerUrl(served) {
 }
 
 function connect() {
-  if (client && client.ws) { client.ws.onclose = null; client.ws.close(); }
+  if (client) client.close();
   const user = sessionStorage.getItem("tt-user") || undefined;
   $("link").textContent = "connecting…";
   client = new MqttSocket(config.ws, {
