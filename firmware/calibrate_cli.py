@@ -25,7 +25,7 @@ def _camera_config(config_path: Path | None, sim: bool) -> TowerConfig:
     if config_path is None:
         from tidetower.firmware.sim import sim_config
 
-        return sim_config(None)
+        return sim_config(Path("session.db"))  # never opened: calibrating uses the camera only
     try:
         return load_config(config_path)
     except ConfigError as error:

@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from tidetower.engine.rules import RuleError
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.vision.settings import ReaderSettings
 
-BcmPin = int
+BcmPin = Annotated[int, Field(ge=0, le=27)]
+"""A GPIO pin by its BCM number: 0 to 27 on a Raspberry Pi's 40-pin header."""
 
 
 class Section(BaseModel):
@@ -74,6 +83,17 @@ class PinsConfig(Section):
     button_undo: BcmPin | None = None
     button_reread: BcmPin | None = None
     servo: BcmPin | None = None
+
+    @field_validator("*")
+    @classmethod
+    def _one_part_a_pin(cls, value: Any, info: ValidationInfo) -> Any:
+        """Two parts on one pin fight over it: the second one named is refused, naming both."""
+        if type(value) is not int:  # the pull-up flag, or a part not fitted
+            return value
+        for other, pin in info.data.items():
+            if type(pin) is int and pin == value:
+                raise ValueError(f"BCM {value} is already pins.{other}")
+        return value
 
 
 class LoopConfig(Section):

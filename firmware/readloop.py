@@ -26,7 +26,7 @@ from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.rolls import roll_of
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.vision.settle import FrozenWatch, SettleWatch
-from tidetower.vision.sources import FrameSource, FrameSourceError
+from tidetower.vision.sources import FrameSource, FrameSourceError, SourceExhausted
 
 Reader = Callable[[np.ndarray], Reading]
 log = logging.getLogger(__name__)
@@ -72,6 +72,8 @@ class ReadLoop:
         self.attention: Attention | None = None
         self._attention_frame: np.ndarray | None = None
         self.error: str | None = None
+        self.source_ended: str | None = None
+        """Why a finite camera (a replay) has no more frames; None while it has."""
         self.on_roll: list[Callable[[RollRecord, Reading], None]] = []
         self.on_state: list[Callable[[TowerState], None]] = []
         self.before_record: list[Callable[[Reading], None]] = []  # e.g. announce "new" on MQTT
@@ -145,6 +147,9 @@ class ReadLoop:
         """Take one frame (or notice there is none) and move the state machine on."""
         try:
             frame = self.source.read(timeout=self.timing.frame_timeout_s)
+        except SourceExhausted as error:  # not a fault: there is nothing more to read
+            self.source_ended = str(error)
+            return self.state
         except FrameSourceError as error:
             with self._lock:
                 self._camera_failed(str(error))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -25,7 +28,7 @@ from tidetower.firmware.sim import sim_config, simulated_parts
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
-from tidetower.mqtt.options import apply_broker_options, broker_options
+from tidetower.mqtt.options import ConfigExit, apply_broker_options, broker_options, lan_option
 from tidetower.mqtt.runtime import table_link
 from tidetower.vision.calibrate import CalibrationError
 from tidetower.vision.sources import FrameSourceError
@@ -86,9 +89,13 @@ def _load(
             param_hint="--system",
         )
     try:
-        config = load_config(config_path) if config_path else sim_config(store, system or "tide")
+        if config_path is not None:
+            config = load_config(config_path)
+        else:
+            assert store is not None, "--sim is given a store by _session_store"
+            config = sim_config(store, system or "tide")
     except ConfigError as error:
-        raise click.ClickException(str(error)) from None
+        raise ConfigExit(str(error)) from None
     if store is not None:
         config.table.store = store
     if system is not None:
@@ -107,11 +114,30 @@ def tower_parts(config: TowerConfig, sim_seed: int | None) -> TowerParts:
 
 
 def _start(config: TowerConfig, sim_seed: int | None) -> Tower:
-    """The tower, or a one-line error saying which part would not start."""
+    """The tower, or a one-line error saying which part would not start (a camera that is
+    not there yet may be later: only that one is worth starting again)."""
     try:
         return Tower(config, tower_parts(config, sim_seed))
-    except (StoreError, FrameSourceError, CalibrationError, BadPinFactory, ValueError) as error:
+    except FrameSourceError as error:
         raise click.ClickException(f"the tower cannot start: {error}") from None
+    except (StoreError, CalibrationError, BadPinFactory, ValueError) as error:
+        raise ConfigExit(f"the tower cannot start: {error}") from None
+
+
+@contextmanager
+def _session_store(
+    sim: bool, config_path: Path | None, store: Path | None
+) -> Iterator[tuple[Path | None, bool]]:
+    """The store `--sim` uses and whether it is temporary: `--store`, else $TIDETOWER_STORE,
+    else one in a temporary folder removed on exit; a real tower's is its config's."""
+    if not sim or config_path is not None or store is not None:
+        yield store, False
+        return
+    if os.environ.get("TIDETOWER_STORE"):
+        yield Path(os.environ["TIDETOWER_STORE"]), False
+        return
+    with tempfile.TemporaryDirectory(prefix="tidetower-sim-") as folder:
+        yield Path(folder) / "session.db", True
 
 
 @contextmanager
@@ -120,13 +146,16 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
     if not enabled:
         yield
         return
+    say = functools.partial(click.echo, err=True)
     try:
-        link = table_link(tower.table, config.mqtt, controls=tower.loop, learner=tower.learner)
+        link = table_link(
+            tower.table, config.mqtt, controls=tower.loop, learner=tower.learner, announce=say
+        )
         publisher = link.__enter__()
-    except BrokerStartError as error:
+    except (BrokerStartError, ValueError) as error:
         if config.camera.source != "simulated":  # a simulated tower carries on without it
-            raise click.ClickException(f"MQTT: {error}") from None
-        click.echo(f"MQTT off: {error} (use --broker HOST:PORT or --no-mqtt)", err=True)
+            raise ConfigExit(f"MQTT: {error}") from None
+        say(f"MQTT off: {error} (use --broker HOST:PORT or --no-mqtt)")
         yield
         return
     tower.loop.before_record.append(
@@ -142,6 +171,7 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
 
 
 def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
+    """Step the tower until SIGTERM, `rolls` more rolls, or a replayed camera's end."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     target = len(tower.table.state.history) + rolls if rolls is not None else None
@@ -150,6 +180,9 @@ def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
         started = time.monotonic()
         tower.step()
         if target is not None and len(tower.table.state.history) >= target:
+            return
+        if tower.loop.source_ended is not None:
+            click.echo(f"{tower.loop.source_ended}: the tower stops", err=True)
             return
         time.sleep(max(0.0, period - (time.monotonic() - started)))
 
@@ -171,7 +204,8 @@ def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
 @click.option(
     "--store",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Session store (overrides the config; --sim defaults to a fresh one).",
+    help="Session store (overrides the config). --sim: else $TIDETOWER_STORE, else a fresh "
+    "one in a temporary folder removed on exit.",
 )
 @click.option("--system", help="Rule system (overrides the config).")
 @click.option(
@@ -187,6 +221,7 @@ def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
     help="Publish over MQTT; with no broker configured, start one in-process.",
 )
 @broker_options
+@lan_option
 def run_command(
     config_path: Path | None,
     sim: bool,
@@ -200,24 +235,42 @@ def run_command(
     use_mqtt: bool,
     broker: str | None,
     table: str | None,
+    lan: bool,
 ) -> None:
     """Run the tower: wait for a throw, read the dice once, resolve, show the bar."""
-    config = _load(config_path, sim, store, system)
-    config.mqtt = apply_broker_options(config.mqtt, broker, table)
-    if validate_config:
-        click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
-        click.echo("config OK", err=True)
-        return
-    with _start(config, seed if sim else None) as tower, _mqtt_link(tower, config, use_mqtt):
+    with _session_store(sim, config_path, store) as (session, temporary):
+        config = _load(config_path, sim, session, system)
+        config.mqtt = apply_broker_options(config.mqtt, broker, table)
+        if lan:
+            config.mqtt.lan = True
+        if validate_config:
+            click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
+            click.echo("config OK", err=True)
+            return
+        if realtime is None:
+            realtime = sim and not as_json and sys.stdout.isatty()
+        _run_tower(config, seed if sim else None, use_mqtt, as_json, temporary, rolls, realtime)
+
+
+def _run_tower(
+    config: TowerConfig,
+    sim_seed: int | None,
+    use_mqtt: bool,
+    as_json: bool,
+    temporary: bool,
+    rolls: int | None,
+    realtime: bool,
+) -> None:
+    """Start the tower and its MQTT link, say what runs where, and run it."""
+    with _start(config, sim_seed) as tower, _mqtt_link(tower, config, use_mqtt):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown))
         if not as_json:
+            kept = " (a temporary folder, removed on exit)" if temporary else ""
             click.echo(
                 f"Tide Tower · table {config.table.name} · system {config.table.system}"
-                f" · session in {config.table.store}"
+                f" · session in {config.table.store}{kept}"
             )
             click.echo(render_bar(tower.table.bar()))
-        if realtime is None:
-            realtime = sim and not as_json and sys.stdout.isatty()
         _run(tower, rolls, realtime)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -41,15 +40,15 @@ SIM_PINS = PinsConfig(
 )
 
 
-def sim_config(store: Path | None, system: str = "tide") -> TowerConfig:
-    """A tower with every part simulated, its session in `store` or a fresh temporary folder;
-    the system starts from its default settings."""
-    folder = Path(tempfile.mkdtemp(prefix="tidetower-sim-")) if store is None else store.parent
+def sim_config(store: Path, system: str = "tide") -> TowerConfig:
+    """A tower with every part simulated, its session in `store` and its snapshots and
+    corrections beside it; the system starts from its default settings."""
+    folder = store.parent
     table = TableConfig(
         name="sim",
         system=system,
         settings={},
-        store=store or folder / "session.db",
+        store=store,
         snapshots=folder / "snapshots",
         snapshots_keep=50,
         corrections=folder / "corrections",

@@ -244,7 +244,7 @@ def _teach_link(config: TowerConfig, use_mqtt: bool) -> Iterator[TeachLink | Non
         yield None
         return
     try:
-        link = TeachLink(config.mqtt).start()
+        link = TeachLink(config.mqtt, config.table.store.parent).start()
     except (BrokerStartError, ValueError, OSError) as error:  # no broker, password, TLS file
         click.echo(f"display pages off: {error}", err=True)
         yield None

@@ -1,12 +1,14 @@
 """An MQTT broker inside the tower (amqtt), for a laptop table or a first try.
 
-TCP and WebSockets, on loopback unless the config binds elsewhere; it runs its own asyncio
+TCP and WebSockets, on loopback unless the config binds elsewhere or asks for the LAN
+(mqtt/lan.py gives the plugins that then guard the GM's commands); it runs its own asyncio
 loop on a thread so the rest of the tower stays synchronous.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import socket
 import threading
@@ -21,14 +23,20 @@ class BrokerStartError(RuntimeError):
     """The embedded broker could not start (port in use, bad bind address)."""
 
 
-def broker_config(settings: MqttSettings) -> dict[str, Any]:
-    """amqtt's config: a TCP and a WebSockets listener, anonymous clients allowed."""
+ANONYMOUS = {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}
+"""amqtt's plugins when nothing else is asked for: anyone may connect and do anything."""
+
+
+def broker_config(settings: MqttSettings, plugins: dict[str, Any] | None = None) -> dict[str, Any]:
+    """amqtt's config: a TCP and a WebSockets listener, and `plugins` (default: anonymous
+    clients allowed everything)."""
+    host = settings.listen_host()
     return {
         "listeners": {
-            "default": {"type": "tcp", "bind": f"{settings.bind}:{settings.port}"},
-            "ws": {"type": "ws", "bind": f"{settings.bind}:{settings.ws_port}"},
+            "default": {"type": "tcp", "bind": f"{host}:{settings.port}"},
+            "ws": {"type": "ws", "bind": f"{host}:{settings.ws_port}"},
         },
-        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+        "plugins": plugins if plugins is not None else ANONYMOUS,
     }
 
 
@@ -39,16 +47,24 @@ def _check_free(bind: str, port: int) -> None:
         try:
             probe.bind((bind, port))
         except OSError as error:
+            taken = error.errno == errno.EADDRINUSE
+            hint = (
+                " (another broker, such as Mosquitto, holds it: use that one with [mqtt] host"
+                " or --broker HOST:PORT, or choose another [mqtt] port)"
+                if taken
+                else ""
+            )
             raise BrokerStartError(
-                f"embedded broker cannot listen on {bind}:{port}: {error.strerror}"
+                f"embedded broker cannot listen on {bind}:{port}: {error.strerror}{hint}"
             ) from None
 
 
 class EmbeddedBroker:
     """amqtt's broker on its own thread and event loop; start() returns once it listens."""
 
-    def __init__(self, settings: MqttSettings) -> None:
+    def __init__(self, settings: MqttSettings, plugins: dict[str, Any] | None = None) -> None:
         self.settings = settings
+        self.plugins = plugins
         self._loop: asyncio.AbstractEventLoop | None = None
         self._broker: Any = None
         self._thread: threading.Thread | None = None
@@ -58,14 +74,14 @@ class EmbeddedBroker:
     def start(self, timeout: float = 10.0) -> EmbeddedBroker:
         """Start listening on the configured TCP and WebSockets ports; returns self."""
         for port in (self.settings.port, self.settings.ws_port):
-            _check_free(self.settings.bind, port)
+            _check_free(self.settings.listen_host(), port)
         self._thread = threading.Thread(target=self._run, name="mqtt-broker", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
             raise BrokerStartError(f"embedded broker did not start within {timeout} s")
         if self._error is not None:
             raise BrokerStartError(
-                f"embedded broker on {self.settings.bind}:"
+                f"embedded broker on {self.settings.listen_host()}:"
                 f"{self.settings.port}/{self.settings.ws_port} failed: "
                 f"{self._error}"
             ) from self._error
@@ -98,7 +114,7 @@ class EmbeddedBroker:
     async def _start(self) -> None:
         from amqtt.broker import Broker  # type: ignore[import-untyped]  # amqtt ships no types
 
-        self._broker = Broker(broker_config(self.settings))
+        self._broker = Broker(broker_config(self.settings, self.plugins))
         await self._broker.start()
 
     def stop(self) -> None:

@@ -1,5 +1,5 @@
-"""`--broker HOST:PORT` and `--table NAME` (and a node's `--config`), the same on every command
-that talks to a broker."""
+"""`--broker HOST:PORT`, `--table NAME` and `--lan` (and a node's `--config`), the same on every
+command that talks to a broker; and the exit status of a configuration that cannot work."""
 
 from __future__ import annotations
 
@@ -13,6 +13,26 @@ from tidetower.mqtt.client import BrokerClient
 from tidetower.mqtt.settings import MqttSettings, load_mqtt_settings
 
 F = TypeVar("F", bound=Callable[..., object])
+
+CONFIG_EXIT = 78
+"""Exit status of a configuration that cannot work as it is (sysexits' EX_CONFIG): a bad
+config, a port another program holds. The systemd units do not restart on it
+(`RestartPreventExitStatus=`): only a person can fix it."""
+
+
+class ConfigExit(click.ClickException):
+    """A one-line error about the configuration; exits with CONFIG_EXIT."""
+
+    exit_code = CONFIG_EXIT
+
+
+def lan_option(command: F) -> F:
+    """Add `--lan` (passed as `lan`): serve the table's LAN, commands guarded by a GM token."""
+    return click.option(
+        "--lan",
+        is_flag=True,
+        help="Reachable from the LAN (phones at the table); GM commands need the GM token.",
+    )(command)
 
 
 def broker_options(command: F) -> F:
@@ -51,7 +71,7 @@ def node_settings(config_path: Path | None, broker: str | None, table: str | Non
     try:
         settings = load_mqtt_settings(config_path)
     except ValueError as error:
-        raise click.UsageError(str(error)) from None
+        raise ConfigExit(str(error)) from None
     return apply_broker_options(settings, broker, table)
 
 

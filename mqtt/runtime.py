@@ -3,16 +3,47 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from tidetower.engine.table import Table
 from tidetower.mqtt.broker import EmbeddedBroker
 from tidetower.mqtt.commands import LearnControl, TowerControls
+from tidetower.mqtt.lan import GM_USER, LanAccess, broker_plugins, lan_access, tower_login
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
 
 log = logging.getLogger(__name__)
+
+
+def start_broker(settings: MqttSettings, access: LanAccess | None) -> EmbeddedBroker | None:
+    """The embedded broker when no broker is configured (guarded for the LAN if asked)."""
+    if not settings.embedded:
+        return None
+    plugins = broker_plugins(settings, access) if access is not None else None
+    return EmbeddedBroker(settings, plugins).start()
+
+
+def link_lines(settings: MqttSettings, access: LanAccess | None) -> list[str]:
+    """What a person starting the tower is told about its broker (the GM's token included,
+    on purpose: this is where the GM reads it)."""
+    if not settings.embedded:
+        line = f"MQTT: broker {settings.broker_host()}:{settings.port}, table {settings.table}"
+        if settings.lan:  # the LAN and the GM's password are that broker's own config
+            line += " (lan: that broker's own listeners, users and ACL decide)"
+        return [line]
+    where = f"TCP {settings.listen_host()}:{settings.port}, WebSockets {settings.ws_port}"
+    if access is None:
+        return [
+            f"MQTT broker started in this process: {where}, this machine only"
+            " (--lan lets the table's phones join)"
+        ]
+    return [
+        f"MQTT broker started in this process for the LAN: {where}; anyone may read the table,"
+        f" commands need the GM token",
+        f"GM token (user {GM_USER}, on the page under Connection): {access.gm_token}"
+        f"  (kept in {access.token_file})",
+    ]
 
 
 @contextmanager
@@ -22,17 +53,21 @@ def table_link(
     controls: TowerControls | None = None,
     flush_seconds: float = 2.0,
     learner: LearnControl | None = None,
+    announce: Callable[[str], None] = log.info,
 ) -> Iterator[TablePublisher]:
-    """Publish `table` (starting an embedded broker if none is configured) until exit."""
-    broker = EmbeddedBroker(settings).start() if settings.embedded else None
-    if broker is not None:
-        log.info(
-            "embedded MQTT broker on %s:%d (WebSockets %d)",
-            settings.bind,
-            settings.port,
-            settings.ws_port,
-        )
-    publisher = TablePublisher(table, settings, controls, learner).start()
+    """Publish `table` (starting an embedded broker if none is configured) until exit; what
+    it connects to is said through `announce`."""
+    access = lan_access(settings, table.store.path.parent)
+    broker = start_broker(settings, access)
+    for line in link_lines(settings, access):
+        announce(line)
+    try:
+        publisher = TablePublisher(table, tower_login(settings, access), controls, learner)
+        publisher.start()
+    except BaseException:
+        if broker is not None:
+            broker.stop()
+        raise
     try:
         yield publisher
     finally:

@@ -7,7 +7,14 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 Orientation = Literal["a-first", "b-first"]
 
@@ -23,12 +30,18 @@ class MqttSettings(BaseModel):
     prefix: str = "tidetower"
     username: str | None = None
     password_env: str | None = Field(None, description="environment variable with the password")
+    password_file: str | None = Field(None, description="file whose first line is the password")
     tls: bool = False
     ca_file: str | None = None
     cert_file: str | None = None
     key_file: str | None = None
     tls_insecure: bool = False
-    bind: str = Field("127.0.0.1", description="address the embedded broker listens on")
+    lan: bool = Field(
+        False, description="the embedded broker and the page serve the LAN; commands need a token"
+    )
+    bind: str | None = Field(
+        None, description="address the embedded broker listens on (default: see listen_host)"
+    )
     ws_port: int = Field(9001, ge=1, le=65535)
     ws_url: str | None = Field(None, description="MQTT-over-WebSockets URL for the page")
     client_id: str | None = None
@@ -52,13 +65,22 @@ class MqttSettings(BaseModel):
             raise ValueError(f"{value!r} must be one MQTT topic level without +, #, / or spaces")
         return value
 
+    @model_validator(mode="after")
+    def _one_password_source(self) -> MqttSettings:
+        """A password comes from the environment or from a file, not both."""
+        if self.password_env is not None and self.password_file is not None:
+            raise ValueError("give password_env or password_file, not both")
+        return self
+
     @property
     def embedded(self) -> bool:
         """True when no broker is configured and the tower runs its own."""
         return self.host is None
 
     def password(self) -> str | None:
-        """The broker password, read from the environment variable the config names."""
+        """The broker password, from the environment variable or the file the config names."""
+        if self.password_file is not None:
+            return _first_line(Path(self.password_file))
         if self.password_env is None:
             return None
         value = os.environ.get(self.password_env)
@@ -66,9 +88,19 @@ class MqttSettings(BaseModel):
             raise ValueError(f"mqtt.password_env names {self.password_env!r} but it is not set")
         return value
 
+    def listen_host(self) -> str:
+        """Where the embedded broker listens: `bind`, else every address with `lan`, else
+        loopback only."""
+        if self.bind is not None:
+            return self.bind
+        return "0.0.0.0" if self.lan else "127.0.0.1"
+
     def broker_host(self) -> str:
         """The host clients connect to: the configured broker, or the embedded one."""
-        return self.host if self.host is not None else self.bind
+        if self.host is not None:
+            return self.host
+        listen = self.listen_host()
+        return "127.0.0.1" if listen in ("0.0.0.0", "::", "") else listen
 
     def page_ws_url(self) -> str:
         """The WebSockets URL the display page connects to."""
@@ -85,6 +117,17 @@ class MqttSettings(BaseModel):
         if table:
             changes["table"] = table
         return MqttSettings.model_validate({**self.model_dump(), **changes})
+
+
+def _first_line(path: Path) -> str:
+    """The password kept in `path` (its first line), or a ValueError naming the file only."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise ValueError(f"mqtt.password_file {path}: {error.strerror}") from None
+    if not lines or not lines[0].strip():
+        raise ValueError(f"mqtt.password_file {path} is empty")
+    return lines[0].strip()
 
 
 def load_mqtt_settings(path: str | Path | None) -> MqttSettings:

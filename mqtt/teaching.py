@@ -10,11 +10,14 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from pathlib import Path
 
 from tidetower.mqtt.broker import EmbeddedBroker
 from tidetower.mqtt.client import BrokerClient, Message, Will
 from tidetower.mqtt.commands import Refused, checked, parse_body, request_id
+from tidetower.mqtt.lan import lan_access, tower_login
 from tidetower.mqtt.payloads import CommandError, CommandResult, TeachCommand, TeachPayload
+from tidetower.mqtt.runtime import start_broker
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
@@ -24,14 +27,18 @@ log = logging.getLogger(__name__)
 class TeachLink:
     """Shows the teach flow's progress to the displays and takes the faces they confirm."""
 
-    def __init__(self, settings: MqttSettings) -> None:
+    def __init__(self, settings: MqttSettings, secrets: Path | None = None) -> None:
         self.settings = settings
         self.topics = Topics.of(settings)
+        self._access = lan_access(settings, secrets)
+        """A LAN broker's secrets, kept in `secrets` (the session store's folder)."""
         self.answers: queue.Queue[str] = queue.Queue()
         """The one answer to each throw, as text: tapped on a display or `typed`."""
         # a flow that dies, or loses the broker, leaves no panel up: the will empties `teach`
         self._client = BrokerClient(
-            settings, f"tidetower-teach-{settings.table}", will=Will(self.topics.teach, "")
+            tower_login(settings, self._access),
+            f"tidetower-teach-{settings.table}",
+            will=Will(self.topics.teach, ""),
         )
         self._client.on_connect.append(self._republish)
         self._broker: EmbeddedBroker | None = None
@@ -43,8 +50,7 @@ class TeachLink:
     def start(self, timeout: float = 5.0) -> TeachLink:
         """Start the embedded broker (if configured) and connect; a broker that is not
         there yet is retried in the background."""
-        if self.settings.embedded:
-            self._broker = EmbeddedBroker(self.settings).start()
+        self._broker = start_broker(self.settings, self._access)
         try:
             self._client.subscribe(self.topics.command("teach"), self._on_command, 1)
             self._client.start()

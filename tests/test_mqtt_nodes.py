@@ -22,7 +22,7 @@ from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.broker import BrokerStartError, EmbeddedBroker
 from tidetower.mqtt.ledbar.node import LedbarNode, TerminalRenderer
-from tidetower.mqtt.options import say_connection
+from tidetower.mqtt.options import CONFIG_EXIT, say_connection
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.runtime import table_link
 from tidetower.mqtt.settings import MqttSettings
@@ -135,7 +135,7 @@ def test_the_node_commands_take_broker_and_table(tmp_path: Path) -> None:
     config = tmp_path / "tower.toml"
     config.write_text('[mqtt]\nhost = "pi.local"\ntable = "south"\nled_count = 2\n')
     bad_config = runner.invoke(main, ["ledbar", "--config", str(config)])
-    assert bad_config.exit_code == 2 and "mqtt.led_count" in bad_config.output
+    assert bad_config.exit_code == CONFIG_EXIT and "mqtt.led_count" in bad_config.output
 
 
 def _certificates(folder: Path) -> tuple[Path, Path, Path]:

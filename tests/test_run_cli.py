@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from mqtt_fixtures import Listener, Mosquitto
+from mqtt_fixtures import Listener, Mosquitto, free_port
 
 from tidetower.engine.systems import system_names
 from tidetower.engine.table import Table
@@ -244,3 +246,47 @@ def test_a_tower_that_cannot_start_says_why_and_leaves_nothing(tmp_path: Path) -
     assert result.exit_code == 1
     assert "cannot start" in result.output and "/no/such/folder" in result.output
     assert not store.exists()
+
+
+def test_sim_keeps_its_session_where_tidetower_store_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TIDETOWER_STORE", str(tmp_path / "kept.db"))
+    args = ["run", "--sim", "--rolls", "1", "--fast", "--no-mqtt"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert f"session in {tmp_path / 'kept.db'}" in first.output
+    assert "temporary" not in first.output
+    again = CliRunner().invoke(main, [*args, "--json"])
+    assert [r["seq"] for r in _rolls(again.stdout)] == [2]  # the same session, resumed
+
+
+def test_sim_removes_the_temporary_folder_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TIDETOWER_STORE", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where temporary folders go
+    result = CliRunner().invoke(main, ["run", "--sim", "--rolls", "1", "--fast", "--no-mqtt"])
+    assert result.exit_code == 0, result.output
+    found = re.search(r"session in (\S+) \(a temporary folder, removed on exit\)", result.output)
+    assert found is not None, result.output
+    assert Path(found[1]).parent.parent == tmp_path
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sim_says_which_broker_it_started_and_where(tmp_path: Path) -> None:
+    port, ws_port = free_port(), free_port()
+    config = tmp_path / "tower.toml"
+    config.write_text(
+        f'[table]\nstore = "{tmp_path / "s.db"}"\nsnapshots = "{tmp_path / "snaps"}"\n'
+        f'corrections = "{tmp_path / "fixed"}"\n[camera]\nsource = "simulated"\n'
+        f"[mqtt]\nport = {port}\nws_port = {ws_port}\n"
+    )
+    result = CliRunner().invoke(
+        main, ["run", "--config", str(config), "--sim", "--rolls", "1", "--fast"]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        f"MQTT broker started in this process: TCP 127.0.0.1:{port}, WebSockets {ws_port},"
+        " this machine only (--lan lets the table's phones join)"
+    ) in result.stderr

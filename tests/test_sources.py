@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from mqtt_fixtures import WAIT
 
 from tidetower.engine.table import Table
 from tidetower.engine.tray import TowerState
@@ -22,6 +25,7 @@ from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSourceError, SourceExhausted
 from tidetower.vision.sources.replay import ReplaySource
 from tidetower.vision.sources.simulated import SimulatedSource
+from tidetower.vision.sources.webcam import WebcamSource
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,8 +52,8 @@ def test_replayed_folder_gives_one_roll(tmp_path: Path) -> None:
     states = [loop.step() for _ in frames]
     assert TowerState.ROLLING in states
     assert [sorted(d.face for d in r.roll.dice) for r in loop.table.state.history] == [truth]
-    assert loop.step() is TowerState.ERROR  # the replay has ended: the camera is gone
-    assert "ended" in (loop.error or "")
+    assert loop.step() is TowerState.RESULT  # the replay has ended: no fault, nothing changes
+    assert loop.error is None and "has ended" in (loop.source_ended or "")
 
 
 def test_replayed_video_file(tmp_path: Path) -> None:
@@ -125,3 +129,61 @@ def test_snapshots_keep_the_newest_frames(tmp_path: Path) -> None:
         snaps.keep_frame(roll_id, frame)
     assert sorted(p.name for p in (tmp_path / "snaps").iterdir()) == ["t-2.jpg", "t-3.jpg"]
     assert cv2.imread(str(snaps.path_for("t-3"))).shape == frame.shape
+
+
+def test_run_stops_cleanly_when_its_replay_ends(tmp_path: Path) -> None:
+    frames, truth = _recorded_throw()
+    for i, frame in enumerate(frames):
+        cv2.imwrite(str(tmp_path / f"frame-{i:03d}.png"), frame)
+    config = tmp_path / "tower.toml"
+    config.write_text(
+        f'[table]\nstore = "{tmp_path / "s.db"}"\nsnapshots = "{tmp_path / "snaps"}"\n'
+        f'corrections = "{tmp_path / "fixed"}"\n'
+        f'[camera]\nsource = "replay"\npath = "{tmp_path}"\n'
+    )
+    result = CliRunner().invoke(main, ["run", "--config", str(config), "--no-mqtt", "--json"])
+    assert result.exit_code == 0, result.output
+    (roll,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert sorted(d["value"] for d in roll["dice"]) == truth
+    assert f"replay of {tmp_path} has ended: the tower stops" in result.stderr
+
+
+class FakeCapture:
+    """A VideoCapture whose second read lasts until its source is being closed, and that
+    notes a release while a read is under way, or a read after it: what crashes OpenCV."""
+
+    def __init__(self) -> None:
+        self.source: WebcamSource | None = None
+        self.reading = self.released = False
+        self.faults: list[str] = []
+        self.reads = 0
+
+    def isOpened(self) -> bool:
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray]:
+        if self.released:
+            self.faults.append("read after release")
+        self.reading, self.reads = True, self.reads + 1
+        deadline = time.monotonic() + WAIT
+        while self.reads > 1 and self.source is not None and not self.source.closed:
+            assert time.monotonic() < deadline, "the source was never closed"
+            time.sleep(0.001)  # the driver is busy with a frame
+        self.reading = False
+        return True, np.zeros((48, 64, 3), np.uint8)
+
+    def release(self) -> None:
+        if self.reading:
+            self.faults.append("released mid-read")
+        self.released = True
+
+
+def test_a_webcam_is_released_only_once_its_grab_thread_has_stopped() -> None:
+    capture = FakeCapture()
+    capture.source = source = WebcamSource(capture=capture)
+    assert source.read(timeout=WAIT).shape == (48, 64, 3)
+    source.close()  # while the grab thread is inside its second read
+    assert capture.released and capture.faults == []

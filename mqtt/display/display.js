@@ -14,29 +14,32 @@ async function loadConfig() {
     try { served = await (await fetch("config.json")).json(); } catch (error) { served = {}; }
   }
   return {
-    ws: query.get("ws") || sameHost(served.ws_url) || "ws://127.0.0.1:9001/mqtt",
+    ws: query.get("ws") || served.ws_url || brokerUrl(served),
     prefix: query.get("prefix") || served.prefix || "tidetower",
     table: query.get("table") || served.table || "main",
   };
 }
 
-// A broker on the tower's loopback is, for a phone, on the host that served this page.
-function sameHost(url) {
-  if (!url) return url;
-  const local = /^(wss?:\/\/)(127\.0\.0\.1|localhost)(:|\/)/;
-  const here = location.hostname;
-  if (!here || here === "127.0.0.1" || here === "localhost") return url;
-  return url.replace(local, `$1${here}$3`);
+// With no URL configured, the broker is on the host named, or else on the host that served
+// this page (what a phone reached the tower by), at the broker's WebSockets port.
+function brokerUrl(served) {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const host = served.ws_host || location.hostname || "127.0.0.1";
+  return `${scheme}://${host}:${served.ws_port || 9001}/mqtt`;
 }
 
 function connect() {
-  if (client && client.ws) { client.ws.onclose = null; client.ws.close(); }
+  if (client) client.close();
+  const user = sessionStorage.getItem("tt-user") || undefined;
+  $("link").textContent = "connecting…";
   client = new MqttSocket(config.ws, {
-    username: sessionStorage.getItem("tt-user") || undefined,
+    username: user,
     password: sessionStorage.getItem("tt-password") || undefined,
     onMessage: received,
-    onState: (state) => {
-      $("link").textContent = state === "online" ? "broker online" : "broker " + state;
+    onState: (state) => {  // who the page is signed in as, or which URL it could not reach
+      const says = { online: `broker online${user ? ` as ${user}` : ""}`,
+        refused: "broker refused the user or password" };
+      $("link").textContent = says[state] || `broker ${state}: tried ${config.ws}`;
       $("link").classList.toggle("off", state !== "online");
     },
   });
@@ -251,7 +254,8 @@ function wireControls() {
   $("form-login").addEventListener("submit", (event) => {
     event.preventDefault();
     const { user, password } = event.target.elements;
-    sessionStorage.setItem("tt-user", user.value);
+    // the GM token's user is "gm": a token alone signs the GM in
+    sessionStorage.setItem("tt-user", user.value || (password.value ? "gm" : ""));
     sessionStorage.setItem("tt-password", password.value);
     connect();
   });

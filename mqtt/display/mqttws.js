@@ -61,9 +61,15 @@ class MqttSocket {
     this.connected = false;
     clearInterval(this.pinger);
     this.buffer = new Uint8Array(0);
-    if (was || this.delay === 500) this.state("offline");
-    setTimeout(() => this.connect(), this.delay);
+    if ((was || this.delay === 500) && !this.refused) this.state("offline");  // "refused" stays
+    this.retry = setTimeout(() => this.connect(), this.delay);
     this.delay = Math.min(this.delay * 2, 10000);
+  }
+
+  close() {  // for good: no reconnect and no ping from this socket any more
+    clearTimeout(this.retry);
+    clearInterval(this.pinger);
+    if (this.ws) { this.ws.onclose = null; this.ws.close(); }
   }
 
   state(name, detail) { if (this.options.onState) this.options.onState(name, detail); }
@@ -95,6 +101,7 @@ class MqttSocket {
   }
 
   connack(code) {
+    this.refused = code !== 0;
     if (code !== 0) { this.state("refused", code); return; }
     this.connected = true;
     this.delay = 500;

@@ -1,8 +1,9 @@
 """`tidetower display`: serves the table page, which talks to the broker over WebSockets.
 
-The page (display.html, display.js, attention.js, teach.js, learn.js, mqttws.js, display.css) can
-also be opened from a file with `?ws=ws://HOST:PORT/mqtt&table=NAME`; `--export DIR` writes
-it out for that.
+The page (display.html, display.js, attention.js, teach.js, learn.js, join.js, mqttws.js,
+display.css) can also be opened from a file with `?ws=ws://HOST:PORT/mqtt&table=NAME`;
+`--export DIR` writes it out for that. Served with `--lan`, it is the table's: its URL and
+QR code are printed here and shown on the page (`/qr.svg`) for the other players to join.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import click
 
 from tidetower.engine.systems import get_system
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
-from tidetower.mqtt.options import node_options, node_settings
+from tidetower.mqtt.display.join import EVERY_ADDRESS, is_loopback, join_urls, qr_svg, qr_text
+from tidetower.mqtt.options import ConfigExit, lan_option, node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings
 
 PAGE_DIR = Path(__file__).resolve().parent
@@ -30,6 +32,7 @@ FILES = {
     "attention.js": "text/javascript",
     "teach.js": "text/javascript",
     "learn.js": "text/javascript",
+    "join.js": "text/javascript",
     "mqttws.js": "text/javascript",
     "display.css": "text/css",
 }
@@ -53,15 +56,26 @@ def page_html() -> bytes:
     return html.encode("utf-8")
 
 
-def page_config(settings: MqttSettings) -> bytes:
-    """What the page needs to find its table (no secrets: the GM types a password)."""
+def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
+    """What the page needs to find its table (no secrets: the GM types a password). Without
+    a configured `ws_url` the page connects to `ws_host` (none: the host that served it) at
+    `ws_port`; `join_url` is the address the page shows other players (none: not on a LAN)."""
+    host = settings.broker_host()
     return json.dumps(
-        {"ws_url": settings.page_ws_url(), "prefix": settings.prefix, "table": settings.table}
+        {
+            "ws_url": settings.ws_url,
+            "ws_host": None if is_loopback(host) else host,
+            "ws_port": settings.ws_port,
+            "prefix": settings.prefix,
+            "table": settings.table,
+            "join_url": join_url,
+        }
     ).encode()
 
 
-def _handler(settings: MqttSettings) -> type[BaseHTTPRequestHandler]:
-    config = page_config(settings)
+def _handler(settings: MqttSettings, join_url: str | None) -> type[BaseHTTPRequestHandler]:
+    config = page_config(settings, join_url)
+    qr = qr_svg(join_url) if join_url else None
 
     class PageHandler(BaseHTTPRequestHandler):
         """Serves the page's files and config.json; nothing else."""
@@ -70,6 +84,8 @@ def _handler(settings: MqttSettings) -> type[BaseHTTPRequestHandler]:
             name = self.path.split("?")[0].lstrip("/") or "display.html"
             if name == "config.json":
                 self._send(config, "application/json")
+            elif name == "qr.svg" and qr is not None:
+                self._send(qr, "image/svg+xml")
             elif name == "display.html":
                 self._send(page_html(), FILES[name])
             elif name in FILES:
@@ -94,16 +110,25 @@ def _handler(settings: MqttSettings) -> type[BaseHTTPRequestHandler]:
 class DisplayServer:
     """The page's web server on its own thread."""
 
-    def __init__(self, settings: MqttSettings, bind: str = "127.0.0.1", port: int = 8080) -> None:
-        self.httpd = ThreadingHTTPServer((bind, port), _handler(settings))
+    def __init__(
+        self,
+        settings: MqttSettings,
+        bind: str = "127.0.0.1",
+        port: int = 8080,
+        join_url: str | None = None,
+    ) -> None:
+        self.join_url = join_url
+        """The page's address for other players (its QR code is served as /qr.svg)."""
+        self.httpd = ThreadingHTTPServer((bind, port), _handler(settings, join_url))
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, name="display", daemon=True
         )
 
     @property
     def url(self) -> str:
+        """The page's address on this machine."""
         host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}/"
+        return f"http://{'127.0.0.1' if host in EVERY_ADDRESS else host!s}:{port}/"
 
     def start(self) -> DisplayServer:
         self._thread.start()
@@ -129,10 +154,42 @@ def export_page(folder: Path) -> Path:
     return folder / "display.html"
 
 
+def _serve(settings: MqttSettings, bind: str, port: int, join_url: str | None) -> DisplayServer:
+    """The page's server, or one line saying why it cannot listen."""
+    try:
+        return DisplayServer(settings, bind, port, join_url)
+    except OSError as error:
+        raise ConfigExit(f"cannot serve the page on {bind}:{port}: {error.strerror}") from None
+
+
+def _page_broker(settings: MqttSettings) -> str:
+    """The broker the page connects to, as a person reads it."""
+    if settings.ws_url or not is_loopback(settings.broker_host()):
+        return settings.page_ws_url()
+    return f"WebSockets port {settings.ws_port} of the host the page is opened from"
+
+
+def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: list[str]) -> None:
+    """Where the page is, for this machine and (with its QR code) for the table's phones."""
+    click.echo(f"display for table {settings.table} at {server.url} ({_page_broker(settings)})")
+    if not urls:
+        click.echo(
+            "this machine only: --lan lets the table's phones join"
+            if is_loopback(bind)
+            else "no LAN address found for the table's phones"
+        )
+        return
+    also = f" (also {', '.join(urls[1:])})" if urls[1:] else ""
+    click.echo(f"on the LAN: {urls[0]}{also}; players scan this to join:")
+    click.echo(qr_text(urls[0]), nl=False)
+
+
 @click.command("display")
 @node_options
+@lan_option
 @click.option("--ws-url", help="MQTT-over-WebSockets URL the page connects to")
-@click.option("--bind", default="127.0.0.1", show_default=True, help="address to serve on")
+@click.option("--ws-port", type=click.IntRange(1, 65535), help="the broker's WebSockets port")
+@click.option("--bind", help="address to serve on  [default: 127.0.0.1; --lan: every address]")
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
 @click.option(
     "--export",
@@ -144,25 +201,24 @@ def display_command(
     config_path: Path | None,
     broker: str | None,
     table: str | None,
+    lan: bool,
     ws_url: str | None,
-    bind: str,
+    ws_port: int | None,
+    bind: str | None,
     port: int,
     export_dir: Path | None,
 ) -> None:
     """Serve the table display: the Tide, the last roll, odds, history and GM controls."""
     settings = node_settings(config_path, broker, table)
-    if ws_url:
-        settings = settings.model_copy(update={"ws_url": ws_url})
+    page = {"ws_url": ws_url, "ws_port": ws_port}
+    settings = settings.model_copy(update={k: v for k, v in page.items() if v is not None})
     if export_dir is not None:
-        page = export_page(export_dir)
-        click.echo(f"open file://{page}?ws={settings.page_ws_url()}&table={settings.table}")
+        page_file = export_page(export_dir)
+        click.echo(f"open file://{page_file}?ws={settings.page_ws_url()}&table={settings.table}")
         return
-    try:
-        server = DisplayServer(settings, bind, port)
-    except OSError as error:
-        raise click.ClickException(f"cannot serve on {bind}:{port}: {error.strerror}") from None
-    click.echo(
-        f"display for table {settings.table} at {server.url} (broker {settings.page_ws_url()})"
-    )
+    bind = bind or ("0.0.0.0" if lan or settings.lan else "127.0.0.1")
+    urls = join_urls(bind, port)
+    server = _serve(settings, bind, port, urls[0] if urls else None)
+    _say_where(server, settings, bind, urls)
     with server, contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()

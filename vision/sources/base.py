@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 from abc import ABC, abstractmethod
 from types import TracebackType
 
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 
 class FrameSourceError(RuntimeError):
@@ -49,7 +52,15 @@ class FrameSource(ABC):
 
 
 class ThreadedSource(FrameSource):
-    """A source whose driver blocks: a thread grabs frames so `read` can time out."""
+    """A source whose driver blocks: a thread grabs frames so `read` can time out.
+
+    Closing stops the thread and waits for it before the driver is released (`release`): a
+    driver freed while its grab is under way crashes the process (OpenCV's VideoCapture
+    does, with a segmentation fault).
+    """
+
+    release_wait: float = 5.0
+    """Seconds to wait for a grab under way to return before giving up on releasing."""
 
     def __init__(self) -> None:
         self._frames: queue.Queue[np.ndarray | BaseException] = queue.Queue(maxsize=1)
@@ -85,6 +96,20 @@ class ThreadedSource(FrameSource):
             raise FrameSourceError(f"{type(self).__name__}: {item}") from item
         return item
 
+    def release(self) -> None:
+        """Free the driver; called once no grab can run any more."""
+
     def close(self) -> None:
+        """Stop grabbing, wait for the grab under way, then release the driver."""
+        if self.closed:
+            return
         self._stop.set()
         super().close()
+        if self._thread is not threading.current_thread():
+            self._thread.join(self.release_wait)
+        if self._thread.is_alive():  # a driver stuck in a grab: leave it rather than crash
+            log.warning(
+                "%s: a grab did not return; the driver is not released", type(self).__name__
+            )
+            return
+        self.release()

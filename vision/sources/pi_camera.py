@@ -59,7 +59,6 @@ class PiCameraSource(ThreadedSource):
         # picamera2 names formats by libcamera: "RGB888" is B, G, R in memory, OpenCV order.
         return np.asarray(self._camera.capture_array("main"))
 
-    def close(self) -> None:
-        super().close()
+    def release(self) -> None:
         self._camera.stop()
         self._camera.close()

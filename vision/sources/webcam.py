@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import cv2
 import numpy as np
 
 from tidetower.vision.sources.base import FrameSourceError, ThreadedSource
+
+
+class Capture(Protocol):
+    """What the webcam source uses of OpenCV's VideoCapture."""
+
+    def isOpened(self) -> bool: ...
+
+    def set(self, prop: int, value: float) -> bool: ...
+
+    def read(self) -> tuple[bool, Any]: ...
+
+    def release(self) -> None: ...
 
 
 class WebcamSource(ThreadedSource):
@@ -16,8 +30,10 @@ class WebcamSource(ThreadedSource):
         device: int | str = 0,
         size: tuple[int, int] | None = None,
         exposure: float | None = None,
+        capture: Capture | None = None,
     ) -> None:
-        self._capture = cv2.VideoCapture(device)
+        """Open `device` (or use `capture`, an opened VideoCapture or a stand-in for one)."""
+        self._capture: Capture = capture if capture is not None else cv2.VideoCapture(device)
         if not self._capture.isOpened():
             raise FrameSourceError(f"cannot open webcam {device!r}")
         if size is not None:
@@ -34,6 +50,5 @@ class WebcamSource(ThreadedSource):
             raise FrameSourceError("webcam returned no frame")
         return np.asarray(frame)
 
-    def close(self) -> None:
-        super().close()
+    def release(self) -> None:
         self._capture.release()

@@ -1,0 +1,197 @@
+"""LAN play: the embedded broker serves the table's phones, anyone reads, only the GM's token
+sends commands; the page finds its broker from where it was served and shows how to join."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from mqtt_fixtures import WAIT, Listener, free_port
+from playwright.sync_api import Page, expect
+
+from tidetower.engine.table import Table
+from tidetower.mqtt.client import BrokerClient
+from tidetower.mqtt.display.join import join_urls, lan_addresses, qr_text
+from tidetower.mqtt.display.server import DisplayServer
+from tidetower.mqtt.lan import GM_USER
+from tidetower.mqtt.runtime import table_link
+from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.topics import Topics
+
+
+def _lan_settings() -> MqttSettings:
+    """A LAN table whose broker listens on loopback only: tests reach nothing else."""
+    return MqttSettings(port=free_port(), ws_port=free_port(), lan=True, bind="127.0.0.1")
+
+
+def _logged(caplog: pytest.LogCaptureFixture, text: str) -> None:
+    """Return once a log record says `text` (the broker's and client's own words)."""
+    deadline = time.monotonic() + WAIT
+    while not any(text in record.getMessage() for record in caplog.records):
+        assert time.monotonic() < deadline, f"nothing logged {text!r}"
+        time.sleep(0.02)
+
+
+def test_the_lan_broker_keeps_the_gm_token_and_lets_only_the_gm_command(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    settings, said = _lan_settings(), []
+    topics = Topics.of(settings)
+    with table_link(Table(tmp_path / "s.db"), settings, announce=said.append) as publisher:
+        token_file = tmp_path / "gm-token"
+        token = token_file.read_text().strip()
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        assert "for the LAN" in said[0] and "commands need the GM token" in said[0]
+        assert token in said[1] and str(token_file) in said[1]
+        player = settings.model_copy(update={"host": "127.0.0.1"})
+        gm = player.model_copy(update={"username": GM_USER, "password_file": str(token_file)})
+        with Listener(player, topics.tide) as reader, Listener(gm, topics.command_result) as gm:
+            assert reader.json_on(topics.tide)["position"] == 8  # anyone reads
+            acked = threading.Event()  # the broker has routed or dropped it once it acks
+            body = '{"id": "p", "weight_a": 3}'
+            assert reader.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
+            assert acked.wait(WAIT)
+            gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
+            assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
+            replies = [json.loads(m.payload) for m in gm.seen if m.topic == topics.command_result]
+            assert [r["id"] for r in replies] == ["g"]
+            assert publisher.table.bar().position == 4  # the GM's Tide, never the player's
+        _logged(caplog, f"not allowed to publish to TOPIC {topics.command('tide')}")
+    with table_link(Table(tmp_path / "s.db"), settings, announce=said.append):
+        assert token_file.read_text().strip() == token  # kept across starts
+    assert all(token not in record.getMessage() for record in caplog.records)
+
+
+def test_a_wrong_token_is_refused(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    settings = _lan_settings()
+    with table_link(Table(tmp_path / "s.db"), settings):
+        (tmp_path / "guess").write_text("aaaa-bbbb-cccc\n")
+        login = {"username": GM_USER, "password_file": str(tmp_path / "guess")}
+        guess = settings.model_copy(update={"host": "127.0.0.1", **login})
+        client = BrokerClient(guess, "guesser")
+        client.start()
+        try:
+            _logged(caplog, "broker refused the connection: Not authorized")
+        finally:
+            client.stop()
+    assert not client.connected.is_set()
+
+
+def _gm_signs_in(page: Page, token: str) -> None:
+    page.locator("summary", has_text="Connection").click()
+    page.locator("#form-login [name=password]").fill(token)  # the user is left empty: "gm"
+    page.locator("#form-login button").click()
+
+
+def _set_tide(page: Page, weight_a: int) -> None:
+    page.locator("summary", has_text="Set up the Tide").click()
+    page.locator("#form-tide [name=weight_a]").fill(str(weight_a))
+    page.locator("#form-tide button").click()
+
+
+def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
+    tmp_path: Path, page: Page, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="amqtt.broker")
+    settings = _lan_settings()
+    tide_command = Topics.of(settings).command("tide")
+    with (
+        table_link(Table(tmp_path / "s.db"), settings) as publisher,
+        DisplayServer(settings, port=free_port()) as server,
+    ):
+        page.goto(server.url)  # a player's phone
+        expect(page.locator("#tower")).to_have_text("tower online")
+        expect(page.locator("#tide-position")).to_have_text("8")
+        _set_tide(page, 5)
+        _logged(caplog, f"not allowed to publish to TOPIC {tide_command}")  # dropped
+        gm = page.context.new_page()
+        errors: list[object] = []
+        gm.on("pageerror", lambda error: errors.append(error))
+        gm.goto(server.url)
+        _gm_signs_in(gm, "aaaa-bbbb-cccc")  # a guess
+        expect(gm.locator("#link")).to_have_text("broker refused the user or password")
+        gm.locator("#form-login [name=password]").fill((tmp_path / "gm-token").read_text().strip())
+        gm.locator("#form-login button").click()
+        expect(gm.locator("#link")).to_have_text("broker online as gm")
+        _set_tide(gm, 4)
+        expect(gm.locator("#cmd-status")).to_have_text("tide: done")
+        expect(page.locator("#tide-position")).to_have_text("4")  # the players see the GM's
+        never_answered = re.compile(r"^tide: (sent…|no reply from the tower .*)$")
+        expect(page.locator("#cmd-status")).to_have_text(never_answered)
+        assert publisher.table.bar().position == 4 and not errors
+
+
+def test_the_page_finds_its_broker_where_it_was_served_and_says_which_url_failed(
+    tmp_path: Path, page: Page
+) -> None:
+    settings = _lan_settings()
+    with (
+        table_link(Table(tmp_path / "s.db"), settings),
+        DisplayServer(settings, port=free_port()) as server,
+    ):
+        page.goto(server.url.replace("127.0.0.1", "localhost"))
+        expect(page.locator("#tower")).to_have_text("tower online")
+        expect(page.locator("#ws-url")).to_have_text(f"ws://localhost:{settings.ws_port}/mqtt")
+    nowhere = settings.model_copy(update={"ws_port": free_port()})
+    with DisplayServer(nowhere, port=free_port()) as server:
+        page.goto(server.url)
+        url = f"ws://127.0.0.1:{nowhere.ws_port}/mqtt"
+        expect(page.locator("#link")).to_have_text(f"broker offline: tried {url}")
+
+
+def test_the_page_shows_how_to_join_with_the_same_qr_code(tmp_path: Path, page: Page) -> None:
+    port = free_port()
+    join = f"http://127.0.0.1:{port}/"
+    with DisplayServer(_lan_settings(), port=port, join_url=join) as server:
+        page.goto(server.url)
+        page.locator("#join summary").click()
+        expect(page.locator("#join p")).to_have_text(join)
+        expect(page.locator("#join img")).to_have_attribute("alt", f"QR code of {join}")
+        page.wait_for_function(  # the QR code loaded: an image, not a broken link
+            "() => document.querySelector('#join img').naturalWidth > 100", timeout=WAIT * 1000
+        )
+        svg = urllib.request.urlopen(f"{join}qr.svg", timeout=WAIT).read()
+        assert svg.startswith(b"<?xml") and join.encode() in svg
+    with DisplayServer(_lan_settings(), port=free_port()) as alone:  # this machine only
+        page.goto(alone.url)
+        expect(page.locator("#link")).to_contain_text("broker")
+        assert page.locator("#join").count() == 0
+
+
+def test_display_on_the_lan_prints_its_address_and_qr_code() -> None:
+    addresses = lan_addresses()
+    assert all(not a.startswith("127.") for a in addresses)
+    assert join_urls("127.0.0.1", 8080) == []
+    assert join_urls("0.0.0.0", 8080) == [f"http://{a}:8080/" for a in addresses]
+    port = free_port()
+    display = subprocess.Popen(
+        [sys.executable, "-m", "tidetower.firmware.cli", "display", "--lan", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert display.stdout is not None
+        first = display.stdout.readline()
+        assert f"at http://127.0.0.1:{port}/" in first
+        second = display.stdout.readline()
+        if addresses:
+            assert second.startswith(f"on the LAN: http://{addresses[0]}:{port}/")
+            qr = qr_text(f"http://{addresses[0]}:{port}/")
+            assert display.stdout.readline() == qr.splitlines(keepends=True)[0]
+        else:
+            assert second.startswith("no LAN address found")
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=WAIT).read()
+        assert b"join.js" in page
+    finally:
+        display.terminate()
+        display.wait()
