@@ -98,6 +98,13 @@ class RollRecord:
     roll: Roll
     outcome: Outcome
     state_before: JSONValue
+    at: float | None = None
+    """When it was recorded, in seconds since the epoch (the Table's clock); None: unknown."""
+    snapshot: str | None = None
+    """The file name of the tray photo it was read from, if the tower kept one."""
+    reading: tuple[Mapping[str, JSONValue], ...] | None = None
+    """The camera's view of each die as it read them (confidence, box; a die the GM typed
+    has no confidence); None: the throw was entered by hand."""
 
 
 @dataclass(frozen=True)
@@ -158,8 +165,11 @@ class RuleSystem(Generic[StateT]):
     def check_context(self, state: StateT, context: RollContext) -> None:
         """Raise RuleError if `context` cannot be declared now; the default accepts all."""
 
-    def odds(self, state: StateT, context: RollContext) -> Odds | None:
-        """Exact odds of the roll `context` declares; None when it throws nothing to count."""
+    def odds(
+        self, state: StateT, context: RollContext, earlier: Mapping[str, RollRecord]
+    ) -> Odds | None:
+        """Exact odds of the roll `context` declares, knowing the rolls before it as `resolve`
+        does (a reply's opening); None when it throws nothing to count."""
         return None
 
     def practice_turn(

@@ -7,15 +7,34 @@ store's job (tidetower.engine.store).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump_tracker, load_tracker
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord, RuleError
 from tidetower.engine.systems import get_system
+
+ActionKind = Literal["undo", "redo", "reset", "system"]
+ACTIONS_KEPT = 20
+"""The GM's latest actions the session keeps in its log."""
+
+
+@dataclass(frozen=True)
+class TableAction:
+    """A GM's change to the table beside the rolls (an undo, a redo, a fresh tracker, another
+    system), kept in the session's log so the table sees who changed the bar and how."""
+
+    kind: ActionKind
+    text: str
+    roll_id: str | None = None
+    """The roll it took back, or recorded again, if any."""
+    after_seq: int = 0
+    """The seq of the latest roll recorded by then (a redo's own): it came after that roll."""
+    at: float | None = None
+    """When, in seconds since the epoch (the Table's clock); None: unknown."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +47,15 @@ class SessionState:
     declared: RollContext = field(default_factory=RollContext)
     history: tuple[RollRecord, ...] = ()
     next_seq: int = 1
+    actions: tuple[TableAction, ...] = ()
+    """The GM's latest actions, oldest first (at most ACTIONS_KEPT)."""
+    undone: tuple[RollRecord, ...] = ()
+    """Rolls taken back since the last other change, the latest last: what `redo` puts back."""
+
+    @property
+    def next_id(self) -> str:
+        """The id the next roll recorded will have."""
+        return f"{self.session_id}-{self.next_seq}"
 
     def roll(self, roll_id: str) -> RollRecord | None:
         """The recorded roll with this id, if any."""
@@ -56,7 +84,12 @@ def declare(state: SessionState, context: RollContext) -> SessionState:
     get_system(state.system).check_context(state.tracker, context)
     if context.reply_to is not None and state.roll(context.reply_to) is None:
         raise RuleError(f"reply to unknown roll {context.reply_to!r}", field="reply_to")
-    return dataclasses.replace(state, declared=context)
+    return dataclasses.replace(state, declared=context, undone=())
+
+
+def earlier_rolls(state: SessionState) -> dict[str, RollRecord]:
+    """The rolls a new roll may refer to (a reply's opening): this system's, by id."""
+    return {r.id: r for r in state.history if r.system == state.system}
 
 
 def declared_odds(state: SessionState) -> Odds | None:
@@ -64,27 +97,37 @@ def declared_odds(state: SessionState) -> Odds | None:
     if state.declared == RollContext():
         return None
     try:
-        return get_system(state.system).odds(state.tracker, state.declared)
+        system = get_system(state.system)
+        return system.odds(state.tracker, state.declared, earlier_rolls(state))
     except (RuleError, DieError):  # a roll the engine cannot count (e.g. over 60 dice)
         return None
 
 
 def record_roll(
-    state: SessionState, roll: Roll, context: RollContext | None = None
+    state: SessionState,
+    roll: Roll,
+    context: RollContext | None = None,
+    *,
+    at: float | None = None,
+    snapshot: str | None = None,
+    reading: Sequence[Mapping[str, JSONValue]] | None = None,
 ) -> tuple[SessionState, RollRecord]:
-    """Resolve a roll under the declared context (or `context`) and add it to the history."""
+    """Resolve a roll under the declared context (or `context`) and add it to the history,
+    with when it was recorded, its tray photo and the camera's reading, if known."""
     context = state.declared if context is None else context
     system = get_system(state.system)
-    earlier = {r.id: r for r in state.history if r.system == state.system}
-    tracker, outcome = system.resolve(state.tracker, context, roll, earlier)
+    tracker, outcome = system.resolve(state.tracker, context, roll, earlier_rolls(state))
     record = RollRecord(
-        id=f"{state.session_id}-{state.next_seq}",
+        id=state.next_id,
         seq=state.next_seq,
         system=state.system,
         context=context,
         roll=roll,
         outcome=outcome,
         state_before=dump_tracker(state.system, state.tracker),
+        at=at,
+        snapshot=snapshot,
+        reading=None if reading is None else tuple(dict(die) for die in reading),
     )
     return dataclasses.replace(
         state,
@@ -92,11 +135,25 @@ def record_roll(
         declared=RollContext(),
         history=(*state.history, record),
         next_seq=state.next_seq + 1,
+        undone=(),
     ), record
 
 
-def undo(state: SessionState) -> tuple[SessionState, RollRecord]:
-    """Take back the last roll: its tracker state returns and its declaration is re-armed."""
+def logged(
+    state: SessionState,
+    kind: ActionKind,
+    text: str,
+    roll_id: str | None = None,
+    at: float | None = None,
+) -> SessionState:
+    """`state` with a GM action added to its log (the oldest dropped beyond ACTIONS_KEPT)."""
+    action = TableAction(kind, text, roll_id, state.next_seq - 1, at)
+    return dataclasses.replace(state, actions=(*state.actions, action)[-ACTIONS_KEPT:])
+
+
+def undo(state: SessionState, at: float | None = None) -> tuple[SessionState, RollRecord]:
+    """Take back the last roll: its tracker state returns and its declaration is re-armed;
+    `redo` can put it back while nothing else changes."""
     last = state.last
     if last is None:
         raise RuleError("nothing to undo: no roll has been recorded")
@@ -106,23 +163,58 @@ def undo(state: SessionState) -> tuple[SessionState, RollRecord]:
             f"{state.system!r}: switch back to undo it"
         )
     tracker = load_tracker(state.system, last.state_before)
-    return dataclasses.replace(
+    undone = dataclasses.replace(
         state,
         tracker=tracker,
         declared=last.context,
         history=state.history[:-1],
-    ), last
+        undone=(*state.undone, last),
+    )
+    text = f"undid {last.id}: {last.outcome.summary}"
+    return logged(undone, "undo", text, last.id, at), last
 
 
-def reset_tracker(state: SessionState, settings: Mapping[str, JSONValue]) -> SessionState:
+def redo(state: SessionState, at: float | None = None) -> tuple[SessionState, RollRecord]:
+    """Record the roll taken back last again, as it was (dice, declaration, photo, reading),
+    under a new id; refused once anything else has changed since the undo."""
+    if not state.undone:
+        raise RuleError(
+            "nothing to redo: redo puts back a roll just undone, before anything else changes"
+        )
+    again = state.undone[-1]
+    redone, record = record_roll(
+        state,
+        again.roll,
+        again.context,
+        at=again.at,
+        snapshot=again.snapshot,
+        reading=again.reading,
+    )
+    redone = dataclasses.replace(redone, undone=state.undone[:-1])
+    text = f"redid {again.id} as {record.id}: {record.outcome.summary}"
+    return logged(redone, "redo", text, record.id, at), record
+
+
+def reset_tracker(
+    state: SessionState, settings: Mapping[str, JSONValue], at: float | None = None
+) -> SessionState:
     """Set up the active system's tracker afresh (e.g. a new Tide); history is kept."""
     tracker = get_system(state.system).initial_state(settings)
-    return dataclasses.replace(state, tracker=tracker, declared=RollContext())
+    fresh = dataclasses.replace(state, tracker=tracker, declared=RollContext(), undone=())
+    bar = fresh.bar()
+    text = f"set up {state.system} afresh: the bar at {bar.position} of {bar.low}..{bar.high}"
+    return logged(fresh, "reset", text, at=at)
 
 
 def switch_system(
-    state: SessionState, system: str, settings: Mapping[str, JSONValue] | None = None
+    state: SessionState,
+    system: str,
+    settings: Mapping[str, JSONValue] | None = None,
+    at: float | None = None,
 ) -> SessionState:
     """Change the table's rule system; its tracker starts fresh, the history is kept."""
     tracker = get_system(system).initial_state(settings or {})
-    return dataclasses.replace(state, system=system, tracker=tracker, declared=RollContext())
+    switched = dataclasses.replace(
+        state, system=system, tracker=tracker, declared=RollContext(), undone=()
+    )
+    return logged(switched, "system", f"switched from {state.system} to {system}", at=at)

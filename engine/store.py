@@ -19,7 +19,7 @@ from typing import IO, Any
 
 from tidetower.engine.codec import SCHEMA_VERSION, dump, dump_tracker, load, load_tracker
 from tidetower.engine.rules import JSONValue, RollContext, RollRecord
-from tidetower.engine.session import SessionState
+from tidetower.engine.session import SessionState, TableAction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS session (
@@ -93,6 +93,8 @@ class SessionStore:
             declared=load(RollContext, body["declared"]),
             history=history,
             next_seq=body["next_seq"],
+            actions=tuple(load(TableAction, a) for a in body.get("actions", [])),
+            undone=tuple(load(RollRecord, r) for r in body.get("undone", [])),
         )
 
     def save(self, state: SessionState, events: Sequence[OutboxEvent] = ()) -> None:
@@ -103,6 +105,8 @@ class SessionStore:
             "tracker": dump_tracker(state.system, state.tracker),
             "declared": dump(state.declared),
             "next_seq": state.next_seq,
+            "actions": [dump(a) for a in state.actions],
+            "undone": [dump(r) for r in state.undone],
         }
         seqs = {r.seq for r in state.history}
         added = [r for r in state.history if r.seq not in self._saved_seqs]

@@ -7,6 +7,7 @@ writes it to the store, and only then makes it current.
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -15,7 +16,7 @@ from tidetower.engine import session as pure
 from tidetower.engine.codec import dump
 from tidetower.engine.dice import Roll
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord
-from tidetower.engine.session import SessionState
+from tidetower.engine.session import SessionState, TableAction
 from tidetower.engine.store import OutboxEvent, SessionStore
 
 
@@ -27,7 +28,10 @@ class Table:
         store_path: str | Path,
         system: str = "tide",
         settings: Mapping[str, JSONValue] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        self.clock = clock
+        """When things happen, in seconds since the epoch: rolls and GM actions carry it."""
         self.store = SessionStore(store_path)
         loaded = self.store.load()
         if loaded is None:
@@ -44,7 +48,7 @@ class Table:
         state: SessionState,
         kind: str = "state",
         record: RollRecord | None = None,
-        reading: Sequence[Mapping[str, JSONValue]] | None = None,
+        action: TableAction | None = None,
     ) -> SessionState:
         """Save `state` with an outbox event of `kind`, make it current, tell the listeners."""
         body: dict[str, JSONValue] = {
@@ -52,10 +56,10 @@ class Table:
             "bar": dump(state.bar()),
             "declared": dump(state.declared),
         }
-        if record is not None:
+        if record is not None:  # with the camera's view of each die, if it read them
             body["record"] = dump(record)
-        if reading is not None:  # the camera's view of each die, announced with the result
-            body["reading"] = [dict(die) for die in reading]
+        if action is not None:  # a GM's action, for whoever shows them (the terminal)
+            body["action"] = dump(action)
         event = OutboxEvent(kind, body)
         self.store.save(state, [event])
         self.state = state
@@ -73,29 +77,43 @@ class Table:
         roll: Roll,
         context: RollContext | None = None,
         reading: Sequence[Mapping[str, JSONValue]] | None = None,
+        snapshot: str | None = None,
     ) -> RollRecord:
-        """Resolve and keep a roll (with the camera's reading of it, if any); returns it."""
+        """Resolve and keep a roll (with the camera's reading of it and the name of its tray
+        photo, if any); returns it."""
         with self.lock:
-            state, record = pure.record_roll(self.state, roll, context)
-            self._commit(state, "roll", record, reading)
+            state, record = pure.record_roll(
+                self.state, roll, context, at=self.clock(), snapshot=snapshot, reading=reading
+            )
+            self._commit(state, "roll", record)
             return record
 
     def undo(self) -> RollRecord:
         """Take back the last roll; returns the roll taken back."""
         with self.lock:
-            state, record = pure.undo(self.state)
-            self._commit(state, "undo", record)
+            state, record = pure.undo(self.state, self.clock())
+            self._commit(state, "undo", record, state.actions[-1])
+            return record
+
+    def redo(self) -> RollRecord:
+        """Record the roll undone last again, if nothing changed since; returns it as
+        recorded anew."""
+        with self.lock:
+            state, record = pure.redo(self.state, self.clock())
+            self._commit(state, "redo", record, state.actions[-1])
             return record
 
     def reset_tracker(self, settings: Mapping[str, JSONValue]) -> None:
         """Set up the active system's tracker afresh."""
         with self.lock:
-            self._commit(pure.reset_tracker(self.state, settings))
+            state = pure.reset_tracker(self.state, settings, self.clock())
+            self._commit(state, action=state.actions[-1])
 
     def switch_system(self, system: str, settings: Mapping[str, JSONValue] | None = None) -> None:
         """Change the rule system the table plays."""
         with self.lock:
-            self._commit(pure.switch_system(self.state, system, settings))
+            state = pure.switch_system(self.state, system, settings, self.clock())
+            self._commit(state, action=state.actions[-1])
 
     def bar(self) -> BarState:
         """The active tracker as the LED bar shows it."""

@@ -7,6 +7,7 @@ the read loop and the wire all take these same frozen types, so none is declared
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal, get_args
@@ -35,14 +36,16 @@ class DieRead:
     confidence: float
     check: str = ""
     """What an independent check agreed, e.g. "5 pips counted"; empty when none spoke."""
+    typed: bool = False
+    """Entered by the GM, not read: its JSON form has no confidence (null)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the CLI-contract form of this die."""
+        """Return the CLI-contract form of this die (a typed one's confidence is None)."""
         out: dict[str, Any] = {
             "die": self.die,
             "value": self.value,
             "box": _rounded(self.box),
-            "confidence": round(float(self.confidence), 4),
+            "confidence": None if self.typed else round(float(self.confidence), 4),
         }
         if self.check:
             out["check"] = self.check
@@ -182,3 +185,11 @@ class Attention:
     reading: Reading | None = None
     camera: Reading | None = None
     """The reading as the camera made it, before the GM entered any die (None: `reading`)."""
+    snapshot: str | None = None
+    """The file name of the tray photo the reading was made from, if one was kept."""
+
+
+def unreadable_reason(unreadable: Sequence[Unreadable]) -> str:
+    """Why a reading waits for the GM: how many dice are still unread, and why each is."""
+    count = "1 die" if len(unreadable) == 1 else f"{len(unreadable)} dice"
+    return f"{count} could not be read: " + "; ".join(u.reason for u in unreadable)

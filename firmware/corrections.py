@@ -21,7 +21,7 @@ import numpy as np
 
 from tidetower.engine.rules import RuleError
 from tidetower.engine.store import OutboxEvent
-from tidetower.engine.tray import Attention, DieRead, Reading
+from tidetower.engine.tray import Attention, DieRead, Reading, unreadable_reason
 from tidetower.firmware.rolls import entered_face
 
 LABELS = "labels.json"
@@ -120,10 +120,11 @@ def entered(pending: Attention | None, index: int, die: str, value: int) -> Atte
             f"unreadable die {index} does not exist: there are {len(reading.unreadable)}"
         )
     value = entered_face(die, value)  # refuse an impossible face before changing anything
-    typed = DieRead(die, value, reading.unreadable[index].box, 1.0)
+    typed = DieRead(die, value, reading.unreadable[index].box, 1.0, typed=True)
     rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
     completed = Reading((*reading.dice, typed), rest, reading.ms)
-    return replace(pending, reading=completed, camera=pending.camera or reading)
+    reason = unreadable_reason(rest) if rest and pending.kind == "unreadable" else pending.reason
+    return replace(pending, reason=reason, reading=completed, camera=pending.camera or reading)
 
 
 def by_hand(read: Reading, dice: Sequence[tuple[str, int]]) -> Reading | None:
@@ -179,7 +180,7 @@ class CorrectionWatch:
         """Follow the table: an undo of the camera's last roll, then a throw entered by hand."""
         body = event.body if isinstance(event.body, dict) else {}
         record = body.get("record")
-        if event.kind not in ("undo", "roll") or not isinstance(record, dict):
+        if event.kind not in ("undo", "roll", "redo") or not isinstance(record, dict):
             return
         with self._lock:
             if event.kind == "undo":
@@ -187,7 +188,10 @@ class CorrectionWatch:
                 if last is not None and record.get("id") == last[0]:
                     self._undone, self._by_reread = last, self._rereading()
                 return
-            if "reading" in body:
+            if event.kind == "redo":
+                self._undone = None  # put back as it was: nothing was corrected
+                return
+            if record.get("reading") is not None:
                 return  # the camera's: `camera_roll` follows
             undone, self._undone = self._undone, None
         if undone is not None:

@@ -19,7 +19,13 @@ import numpy as np
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.table import Table
-from tidetower.engine.tray import Attention, AttentionKind, Reading, TowerState
+from tidetower.engine.tray import (
+    Attention,
+    AttentionKind,
+    Reading,
+    TowerState,
+    unreadable_reason,
+)
 from tidetower.firmware.config import CameraConfig, LoopConfig
 from tidetower.firmware.corrections import Corrections, entered
 from tidetower.firmware.devices import TowerDevices
@@ -248,12 +254,7 @@ class ReadLoop:
         if not reading.dice and not reading.unreadable:
             self._enter(TowerState.IDLE)
         elif reading.unreadable:
-            self._needs_attention(
-                "unreadable",
-                f"{len(reading.unreadable)} die(s) could not "
-                "be read: " + "; ".join(u.reason for u in reading.unreadable),
-                reading,
-            )
+            self._needs_attention("unreadable", unreadable_reason(reading.unreadable), reading)
         else:
             self._record(reading)
 
@@ -266,8 +267,6 @@ class ReadLoop:
             self._needs_attention("refused", f"the rules refuse this roll: {error}", reading)
             return
         self.attention = None
-        if self.snapshots is not None and self._frame is not None:
-            self.snapshots.keep_frame(record.id, self._frame)
         self._enter(TowerState.RESULT)
         for listener in list(self.on_roll):
             listener(record, reading)
@@ -279,15 +278,35 @@ class ReadLoop:
             if self._replacing is not None and last is not None and last.id == self._replacing:
                 self.table.undo()
             self._replacing = None
-            record = self.table.record(roll, reading=[d.to_dict() for d in reading.dice])
+            # the photo is on disk before anyone hears of the roll that names it
+            photo = self._keep_photo(self.table.state.next_id)
+            try:
+                dice = [d.to_dict() for d in reading.dice]
+                record = self.table.record(roll, reading=dice, snapshot=photo)
+            except BaseException:
+                if self.snapshots is not None:
+                    self.snapshots.forget(photo)
+                raise
         self._recorded = record.id
         return record
+
+    def _keep_photo(self, name: str) -> str | None:
+        """Keep the tray's photo as `name` (the frame the GM is finishing, else the latest);
+        returns its file name, or None when no photo is kept."""
+        waiting = self.state is TowerState.NEEDS_ATTENTION
+        frame = self._attention_frame if waiting else self._frame
+        if self.snapshots is None or frame is None:
+            return None
+        return self.snapshots.keep_frame(name, frame)
 
     def _needs_attention(
         self, kind: AttentionKind, reason: str, reading: Reading | None = None
     ) -> None:
-        self.attention = Attention(kind, reason, reading)
         self._attention_frame = self._frame  # the frame the GM's correction is kept with
+        photo = None
+        if reading is not None:  # the page crops each die the GM is asked about from it
+            photo = self._keep_photo(f"attention-{self.table.state.next_id}")
+        self.attention = Attention(kind, reason, reading, snapshot=photo)
         self._enter(TowerState.NEEDS_ATTENTION)
 
     def _result(self, frame: np.ndarray, moved: bool) -> None:

@@ -20,7 +20,7 @@ from gpiozero import BadPinFactory
 
 from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
-from tidetower.engine.store import StoreError
+from tidetower.engine.store import OutboxEvent, StoreError
 from tidetower.engine.systems import system_names
 from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
@@ -59,10 +59,18 @@ def _print_roll(record: RollRecord, reading: Reading, tower: Tower, as_json: boo
     if as_json:
         click.echo(json.dumps(roll_line(record, reading, tower)))
         return
-    faces = " ".join(f"{d.die}={d.value}" for d in reading.dice)
+    faces = " ".join(f"{d.die}={d.value}{' (typed)' if d.typed else ''}" for d in reading.dice)
     faces += "".join(f" (d100={c.value})" for c in reading.combined)
     click.echo(f"\n{record.id}  {faces}\n  {record.outcome.summary}")
     click.echo(render_bar(tower.table.bar()))
+
+
+def _print_action(event: OutboxEvent, tower: Tower, as_json: bool) -> None:
+    """A GM's action (an undo, a redo, a new tracker, another system) and the bar after it;
+    not with --json, whose lines are the rolls."""
+    action = event.body.get("action") if isinstance(event.body, dict) else None
+    if isinstance(action, dict) and not as_json:
+        click.echo(f"\n  GM: {action.get('text')}\n{render_bar(tower.table.bar())}")
 
 
 def _print_state(state: TowerState, tower: Tower, as_json: bool, shown: list[str]) -> None:
@@ -266,6 +274,7 @@ def _run_tower(
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown))
+        tower.table.listeners.append(lambda event: _print_action(event, tower, as_json))
         if not as_json:
             kept = " (a temporary folder, removed on exit)" if temporary else ""
             click.echo(

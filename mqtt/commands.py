@@ -23,12 +23,14 @@ from tidetower.mqtt.payloads import (
     DeclareCommand,
     DieCommand,
     LearnCommand,
+    RedoCommand,
     RereadCommand,
     RethrowCommand,
     RollCommand,
     SystemCommand,
     TeachCommand,
     TideCommand,
+    UndoCommand,
 )
 
 Detail = dict[str, Any]
@@ -209,10 +211,19 @@ class CommandDesk:
                 "no die is being taught: `tidetower teach --config FILE "
                 "--die KIND` teaches one, with the tower stopped",
             )
-        else:  # UndoCommand
-            record = self.table.undo()
-            return {"roll_id": record.id}
+        elif isinstance(command, RedoCommand):
+            record = self.table.redo()
+            return {"roll_id": record.id, "summary": record.outcome.summary}
+        else:
+            return self._undo(command)
         return {"position": self.table.bar().position}
+
+    def _undo(self, command: UndoCommand) -> Detail:
+        last = self.table.state.last
+        if command.roll_id is not None and (last is None or last.id != command.roll_id):
+            now = f"the last roll is now {last.id}" if last else "no roll is left"
+            raise Refused("roll_id", f"{now}, not {command.roll_id}: nothing was taken back")
+        return {"roll_id": self.table.undo().id}
 
     def _controls(self, name: str) -> TowerControls:
         if self.controls is None:

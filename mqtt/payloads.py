@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
+from tidetower.engine.session import ActionKind
 from tidetower.engine.systems.tide.marks import MarksKind
 from tidetower.engine.systems.tide.track import Footing, Size
 
@@ -103,6 +104,20 @@ class HistoryItem(BaseModel):
     awaiting_reply: bool = Field(
         False, description="an opening roll of the active system: a reply may name its id"
     )
+    roller: str = Field("", description="who threw: the roll's roller, else the declared actor")
+    at: float | None = Field(None, description="when it was recorded, seconds since the epoch")
+    snapshot: str | None = Field(None, description="its tray photo, served by the display")
+    typed: list[int] = Field([], description="indices in `dice` of the dice the GM typed")
+
+
+class ActionItem(BaseModel):
+    """A GM's change to the table beside the rolls: an undo, a redo, a new tracker, a switch."""
+
+    kind: ActionKind
+    text: str
+    roll_id: str | None = None
+    after_seq: int = Field(description="it came after the roll with this seq (0: before any)")
+    at: float | None = None
 
 
 class SessionPayload(_Wire):
@@ -115,6 +130,8 @@ class SessionPayload(_Wire):
     odds: OddsBody | None = None
     history: list[HistoryItem] = []
     last_roll: RollEvent | None = Field(None, description="the latest result, for late joiners")
+    actions: list[ActionItem] = Field([], description="the GM's latest actions, oldest first")
+    redo: HistoryItem | None = Field(None, description="the roll `cmd/redo` would put back")
 
 
 def wire_named(camera: Mapping[str, Any]) -> dict[str, Any]:
@@ -132,17 +149,19 @@ class DieRead(BaseModel):
     value: int
     confidence: float | None = None
     box: list[float] | None = None
+    typed: bool = Field(False, description="the GM typed it: not a camera read (no confidence)")
 
     @classmethod
     def seen(cls, die: tray.DieRead) -> DieRead:
-        """The die as the camera read it."""
+        """The die as the camera read it (or the GM typed it)."""
         return cls.from_reading(die.to_dict())
 
     @classmethod
     def from_reading(cls, item: Mapping[str, Any]) -> DieRead:
         """A die of a reading in its JSON form (as a roll's record keeps it); other keys
-        (the reader's `check`) are left out."""
-        return cls.model_validate(wire_named(item))
+        (the reader's `check`) are left out. One with no confidence was typed by the GM."""
+        body = wire_named(item)
+        return cls.model_validate({**body, "typed": body.get("confidence") is None})
 
 
 class OutcomeBody(BaseModel):
@@ -165,6 +184,8 @@ class RollEvent(_Wire):
     dice: list[DieRead]
     outcome: OutcomeBody | None = None
     motions: list[MotionBody] = []
+    at: float | None = Field(None, description="when it was recorded, seconds since the epoch")
+    snapshot: str | None = Field(None, description="its tray photo, served by the display")
 
 
 class UnreadableBody(BaseModel):
@@ -189,6 +210,7 @@ class AttentionBody(BaseModel):
     reason: str
     unreadable: list[UnreadableBody] = []
     dice: list[DieRead] = []
+    snapshot: str | None = Field(None, description="the tray photo the reading came from")
 
 
 class TowerPayload(_Wire):
@@ -331,7 +353,15 @@ class DieCommand(Command):
 
 
 class UndoCommand(Command):
-    """Take back the last roll."""
+    """Take back the last roll (only if it is `roll_id`, when one is named)."""
+
+    roll_id: str | None = Field(
+        None, max_length=64, description="refuse unless this is still the last roll"
+    )
+
+
+class RedoCommand(Command):
+    """Put back the roll undone last, as it was, while nothing else has changed since."""
 
 
 class RereadCommand(Command):
@@ -360,6 +390,7 @@ COMMAND_TYPES: dict[str, type[Command]] = {
     "roll": RollCommand,
     "die": DieCommand,
     "undo": UndoCommand,
+    "redo": RedoCommand,
     "reread": RereadCommand,
     "rethrow": RethrowCommand,
     "learn": LearnCommand,

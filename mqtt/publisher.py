@@ -40,7 +40,7 @@ from tidetower.mqtt.views import ReadingJson, roll_event, seen_event, session_pa
 log = logging.getLogger(__name__)
 
 WINDOW = 20  # outbox events in flight at once
-PHASES: dict[str, Phase] = {"roll": "result", "undo": "undone"}
+PHASES: dict[str, Phase] = {"roll": "result", "redo": "result", "undo": "undone"}
 
 
 class TablePublisher:
@@ -120,8 +120,7 @@ class TablePublisher:
     ) -> RollRecord:
         """Record a roll on the table, publishing the camera's reading (confidence, box) too."""
         with self.lock:
-            state = self.table.state
-            roll_id = f"{state.session_id}-{state.next_seq}"
+            roll_id = self.table.state.next_id
             if reading is not None:
                 self._keep_reading(roll_id, reading)
             else:  # a refused camera roll's `new` must not lend its dice to this one
@@ -267,7 +266,8 @@ class TablePublisher:
         messages: list[tuple[str, BaseModel, bool]] = []
         if kind in PHASES and "record" in body:
             record = body["record"]
-            # The outbox's copy is the roll's own; the memory of `new` is for older events.
+            # The record keeps its own reading; an older event's is beside it, or the
+            # memory of its `new`.
             reading = body.get("reading") or self._readings.get(record["id"])
             messages.append((self.topics.roll, roll_event(record, PHASES[kind], reading), False))
         messages.append((self.topics.tide, tide_payload(body["bar"]), True))

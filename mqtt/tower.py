@@ -52,6 +52,7 @@ def attention_body(attention: Attention | None) -> dict[str, Any] | None:
         reason=attention.reason,
         unreadable=[UnreadableBody.seen(i, u) for i, u in enumerate(reading.unreadable)],
         dice=[DieRead.seen(d) for d in reading.dice],
+        snapshot=attention.snapshot,
     )
     return body.model_dump()
 

@@ -11,6 +11,7 @@ from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
 from tidetower.engine.session import SessionState
 from tidetower.mqtt.payloads import (
+    ActionItem,
     DieRead,
     HistoryItem,
     MotionBody,
@@ -78,18 +79,9 @@ def last_opening(state: SessionState) -> RollRecord | None:
 def session_payload(
     state: SessionState, readings: Mapping[str, ReadingJson] | None = None
 ) -> SessionPayload:
-    """The retained `session`: system, sides, declared next roll, its odds, recent rolls."""
+    """The retained `session`: system, sides, declared next roll, its odds, recent rolls,
+    the GM's latest actions and the roll `redo` would put back."""
     bar = state.bar()
-    history = [
-        HistoryItem(
-            id=r.id,
-            seq=r.seq,
-            summary=r.outcome.summary,
-            dice=[str(d) for d in r.roll.dice],
-            awaiting_reply=awaits_reply(r, state.system),
-        )
-        for r in state.history[-HISTORY_LENGTH:]
-    ]
     return SessionPayload(
         session_id=state.session_id,
         system=state.system,
@@ -99,9 +91,36 @@ def session_payload(
         },
         declared=dump(state.declared),
         odds=declared_odds(state),
-        history=history,
+        history=[history_item(r, state.system) for r in state.history[-HISTORY_LENGTH:]],
         last_roll=_last_roll(state, readings or {}),
+        actions=[ActionItem.model_validate(dump(a)) for a in state.actions],
+        redo=history_item(state.undone[-1], state.system) if state.undone else None,
     )
+
+
+def history_item(record: RollRecord, system: str) -> HistoryItem:
+    """A roll as the history lists it: who threw, when, its dice (and which the GM typed),
+    what it came to, its tray photo, and whether a reply may name it (under `system`)."""
+    dice = [{"kind": d.kind.value, "face": d.face} for d in record.roll.dice]
+    read = dice_read(dice, record.reading)
+    return HistoryItem(
+        id=record.id,
+        seq=record.seq,
+        summary=record.outcome.summary,
+        dice=[str(d) for d in record.roll.dice],
+        roller=record.roll.roller or record.context.actor,
+        at=record.at,
+        snapshot=record.snapshot,
+        typed=[i for i, die in enumerate(read) if die.typed],
+        awaiting_reply=awaits_reply(record, system),
+    )
+
+
+def _reading(record: Mapping[str, Any], fallback: ReadingJson | None = None) -> ReadingJson | None:
+    """The camera's reading of a dumped record: its own, else one kept beside it (an outbox
+    event written before records kept theirs)."""
+    own: ReadingJson | None = record.get("reading")
+    return own if own is not None else fallback
 
 
 def _last_roll(state: SessionState, readings: Mapping[str, ReadingJson]) -> RollEvent | None:
@@ -112,8 +131,9 @@ def _last_roll(state: SessionState, readings: Mapping[str, ReadingJson]) -> Roll
 
 
 def dice_read(dice: Sequence[Mapping[str, Any]], reading: ReadingJson | None) -> list[DieRead]:
-    """The record's dice, with confidence and box from the reading when it matches them."""
-    read = [DieRead(kind=d["kind"], value=d["face"]) for d in dice]
+    """The record's dice, with confidence and box from the reading when it matches them;
+    with no reading, every die was typed by hand (a die the GM typed has no confidence)."""
+    read = [DieRead(kind=d["kind"], value=d["face"], typed=reading is None) for d in dice]
     if reading is None or len(reading) != len(read):
         return read
     seen = [DieRead.from_reading(item) for item in reading]
@@ -125,7 +145,8 @@ def dice_read(dice: Sequence[Mapping[str, Any]], reading: ReadingJson | None) ->
 def roll_event(
     record: Mapping[str, Any], phase: Phase, reading: ReadingJson | None = None
 ) -> RollEvent:
-    """A `roll` event (result or undone) from a dumped RollRecord."""
+    """A `roll` event (result or undone) from a dumped RollRecord; `reading` is used when
+    the record has none of its own."""
     outcome = record["outcome"]
     motions = [MotionBody(**m) for m in outcome.get("motions", [])]
     return RollEvent(
@@ -136,15 +157,17 @@ def roll_event(
         system=record["system"],
         roller=record["roll"].get("roller", ""),
         context=record["context"],
-        dice=dice_read(record["roll"]["dice"], reading),
+        dice=dice_read(record["roll"]["dice"], _reading(record, reading)),
         outcome=OutcomeBody(summary=outcome["summary"], facts=outcome.get("facts", {})),
         motions=motions,
+        at=record.get("at"),
+        snapshot=record.get("snapshot"),
     )
 
 
 def seen_event(state: SessionState, reading: ReadingJson) -> RollEvent:
     """The `new` event for dice just seen, under the id the roll will be recorded with."""
-    roll_id = f"{state.session_id}-{state.next_seq}"
+    roll_id = state.next_id
     return RollEvent(
         event=f"{roll_id}:new",
         id=roll_id,

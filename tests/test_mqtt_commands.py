@@ -90,6 +90,18 @@ def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]
     undone = gm.send("undo", {"id": "u1"}, "u1")
     assert undone["detail"]["roll_id"] == rolled["detail"]["roll_id"]
     assert publisher.table.bar().position == 5
+    redone = gm.send("redo", {"id": "u2"}, "u2")  # put back as it was, under a new id
+    assert redone["ok"] and redone["detail"]["summary"] == rolled["detail"]["summary"]
+    assert redone["detail"]["roll_id"] != rolled["detail"]["roll_id"]
+    assert publisher.table.bar().position == 4
+    stale = gm.send("undo", {"id": "u3", "roll_id": rolled["detail"]["roll_id"]}, "u3")
+    assert stale["error"] == {
+        "field": "roll_id",
+        "message": f"the last roll is now {redone['detail']['roll_id']}, not "
+        f"{rolled['detail']['roll_id']}: nothing was taken back",
+    }
+    assert gm.send("undo", {"id": "u4", "roll_id": redone["detail"]["roll_id"]}, "u4")["ok"]
+    assert publisher.table.bar().position == 5
     assert gm.send("die", {"id": "f1", "index": 1, "kind": "d8", "value": 7}, "f1")["ok"]
     assert gm.send("reread", {"id": "x1"}, "x1")["ok"]
     assert gm.send("rethrow", {"id": "x2", "v": 1}, "x2")["ok"]
@@ -114,6 +126,9 @@ BAD = [
     ("roll", {"id": "b9", "dice": [{"kind": "d6", "value": 7}]}, "dice.0.value", "1..6"),
     ("die", {"id": "b10", "index": 3, "kind": "d8", "value": 2}, "index", "index 3"),
     ("undo", {"id": "b11"}, None, "nothing to undo"),
+    ("undo", {"id": "b28", "roll_id": "t-9"}, "roll_id", "no roll is left, not t-9"),
+    ("redo", {"id": "b29"}, None, "nothing to redo"),
+    ("redo", {"id": "b30", "roll_id": "t-9"}, "roll_id", "Extra inputs"),
     ("undo", {"id": ""}, "id", "at least 1 character"),
     ("rethrow", {"id": "b12", "index": 0}, "index", "Extra inputs"),
     ("rethrow", {"id": "b13", "v": "one"}, "v", "valid integer"),

@@ -35,13 +35,15 @@ def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
             )
         )
         expect(page.locator("#declared")).to_contain_text("Zhao")
-        expect(page.locator("#odds .row")).to_have_count(3)
+        expect(page.locator("#odds .row:not(.outcome)")).to_have_count(3)  # 0, 1, 2 Marks
+        expect(page.locator("#odds .row:not(.outcome)").nth(1)).to_contain_text("1 Mark ")
+        expect(page.locator("#odds .row.outcome")).to_have_count(3)  # where the Tide goes
         publisher.record(Roll((Die(DieKind.D6, 6), Die(DieKind.D6, 2), Die(DieKind.D20, 20))))
         expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")
         expect(page.locator("#dice .die")).to_have_count(3)
         expect(page.locator("#dice .die[data-kind=d6] circle")).to_have_count(8)  # 6 + 2 pips
         expect(page.locator("#tide-position")).to_have_text("9")
-        expect(page.locator("#history li")).to_have_count(1)
+        expect(page.locator("#history li.roll")).to_have_count(1)
 
         page.locator("summary", has_text="Set up the Tide").click()
         page.locator("#form-tide [name=weight_a]").fill("5")
@@ -53,8 +55,10 @@ def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
         assert table.bar().position == 5
 
         page.locator("#undo").click()
+        page.locator("#undo-yes").click()  # asked first: tests/test_mqtt_table_page.py
         expect(page.locator("#cmd-status")).to_have_text("undo: done")
-        expect(page.locator("#history li")).to_have_count(0)
+        expect(page.locator("#history li.roll")).to_have_count(0)
+        expect(page.locator("#history li.action")).to_have_count(2)  # the new Tide, the undo
         page.locator("#reread").click()  # no read loop in this tower: refused, and said so
         expect(page.locator("#cmd-status")).to_contain_text("reread refused (command)")
 

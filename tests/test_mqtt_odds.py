@@ -77,6 +77,75 @@ def test_a_tide_marks_pool_shows_each_marks_count() -> None:
     assert odds.rows[0].at_least == 1.0
 
 
+def tide_directions(before: int, after: Counter[int], total: int) -> dict[str, float]:
+    """Where the Tide went, counted over every tray resolved, as the odds name it."""
+    return {
+        "Tide moves toward A's collapse": sum(n for p, n in after.items() if p < before) / total,
+        "Tide holds": after[before] / total,
+        "Tide moves toward B's collapse": sum(n for p, n in after.items() if p > before) / total,
+    }
+
+
+def test_a_linked_roll_shows_where_its_omen_takes_the_tide_as_every_tray_does() -> None:
+    context = RollContext(actor="Zhao", side="a", tide_linked=True, pool=2, tier=DieKind.D8)
+    state = declared("tide", context, {"size": "battle", "footing": "severe-a"})
+    system = get_system("tide")
+    after: Counter[int] = Counter()
+    for *pool, omen in product(range(1, 9), range(1, 9), range(1, 21)):
+        throw = Roll((*(Die(DieKind.D8, f) for f in pool), Die(DieKind.D20, omen)))
+        scene, _ = system.resolve(state.tracker, context, throw, {})
+        after[scene.track.marker] += 1
+    shown = {o.label: o.chance for o in odds_of(state).outcomes}
+    assert shown == tide_directions(state.tracker.track.marker, after, 8 * 8 * 20)
+    assert shown["Tide moves toward A's collapse"] == 3 / 20  # Battle, severe-a: 1-3 against A
+
+
+def test_a_reply_shows_where_the_exchange_takes_the_tide_as_every_tray_does() -> None:
+    opening_context = RollContext(actor="Zhao", side="a", mode="tide", pool=2, tier=DieKind.D6)
+    opened, opening = record_roll(
+        declare(new_session("odds"), opening_context),
+        Roll((Die(DieKind.D6, 6), Die(DieKind.D6, 2), Die(DieKind.D20, 20))),
+    )
+    assert opening.outcome.facts["awaiting_reply"]
+    reply = RollContext(actor="Mongols", side="b", reply_to=opening.id, pool=3, tier=DieKind.D6)
+    state = declare(opened, reply)
+    system = get_system("tide")
+    after: Counter[int] = Counter()
+    for *pool, omen in product(range(1, 7), range(1, 7), range(1, 7), range(1, 21)):
+        throw = Roll((*(Die(DieKind.D6, f) for f in pool), Die(DieKind.D20, omen)))
+        scene, _ = system.resolve(state.tracker, reply, throw, {opening.id: opening})
+        after[scene.track.marker] += 1
+    shown = {o.label: o.chance for o in odds_of(state).outcomes}
+    expected = tide_directions(state.tracker.track.marker, after, 6**3 * 20)
+    assert shown.keys() == expected.keys()
+    assert all(abs(shown[k] - expected[k]) < 1e-12 for k in shown)
+    assert abs(sum(shown.values()) - 1) < 1e-12
+
+
+def test_a_roll_that_cannot_move_the_tide_now_has_no_tide_outcomes() -> None:
+    personal = RollContext(actor="Zhao", mode="unopposed", pool=2, tier=DieKind.D6)
+    opening = RollContext(actor="Zhao", side="a", mode="tide", pool=2, tier=DieKind.D6)
+    for context in (personal, opening):  # a personal roll; an opening awaiting its reply
+        assert odds_of(declared("tide", context)).outcomes == []
+
+
+def test_the_tide_names_the_dice_that_scored_and_the_omen_that_moved_it() -> None:
+    context = RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed")
+    throw = Roll((Die(DieKind.D6, 5), Die(DieKind.D20, 20), Die(DieKind.D6, 2), Die(DieKind.D6, 6)))
+    _, record = record_roll(declare(new_session("facts"), context), throw)
+    facts = record.outcome.facts
+    assert (facts["scored"], facts["omen_die"]) == ([0, 3], 1)
+    assert {k: facts[k] for k in ("marks", "omen", "tide_linked", "position")} == {
+        "marks": 2,
+        "omen": 20,
+        "tide_linked": True,
+        "position": 9,
+    }  # the facts the Tide gave before are unchanged
+    calm = Roll((Die(DieKind.D6, 1), Die(DieKind.D20, 10)))
+    _, quiet = record_roll(declare(new_session("facts"), context), calm)
+    assert (quiet.outcome.facts["scored"], quiet.outcome.facts["omen_die"]) == ([], None)
+
+
 # --- d6-pool ---------------------------------------------------------------------------------
 
 

@@ -59,9 +59,16 @@ def test_a_roll_goes_from_the_engine_to_a_subscriber(
         "value": 20,
         "confidence": 0.88,
         "box": [0.12, 0.08, 0.17, 0.58],
+        "typed": False,
     }
     assert new["dice"] == result["dice"] and new["outcome"] is None
-    assert again["dice"][0] == {"kind": "d8", "value": 5, "confidence": None, "box": None}
+    assert again["dice"][0] == {
+        "kind": "d8",
+        "value": 5,
+        "confidence": None,
+        "box": None,
+        "typed": False,  # read by the camera, but which die is which is not known
+    }
     assert result["outcome"]["summary"].startswith("Zhao: 1 Mark")
     assert result["motions"] == [{"cause": "omen 20 toward B's collapse", "before": 8, "after": 9}]
     assert bar["last_motion"]["after"] == 9 and bar["length"] == 15

@@ -80,9 +80,16 @@ def test_attention_body_from_the_loops_own_objects() -> None:
         "value": 4,
         "box": [0.1, 0.1, 0.2, 0.24],
         "confidence": 0.97,
+        "typed": False,
     }
     blocked = attention_body(Attention("blocked", "a die is stuck"))
-    assert blocked == {"kind": "blocked", "reason": "a die is stuck", "unreadable": [], "dice": []}
+    assert blocked == {
+        "kind": "blocked",
+        "reason": "a die is stuck",
+        "unreadable": [],
+        "dice": [],
+        "snapshot": None,
+    }
 
 
 def _tower(

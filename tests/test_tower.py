@@ -16,12 +16,14 @@ from mqtt_fixtures import WAIT
 
 from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RuleError
+from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
 from tidetower.engine.tray import Reading, TowerState, Unreadable
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.sim import SIM_PINS, SimulatedTable, sim_config, simulated_parts
+from tidetower.firmware.snapshots import Snapshots
 from tidetower.firmware.tower import Tower
 from tidetower.vision.numerals.teach import parse_labels
 from tidetower.vision.read import read_dice
@@ -388,6 +390,7 @@ def _dropped_on(
     corrections: Corrections,
     tmp_path: Path,
     factory: MockFactory,
+    snapshots: Snapshots | None = None,
 ) -> ReadLoop:
     """A loop over an empty tray, then dice dropped through the beam that settle as `tray`."""
     loop = ReadLoop(
@@ -396,6 +399,7 @@ def _dropped_on(
         reader,
         TowerDevices(SIM_PINS, pin_factory=factory),
         SettleWatch(),
+        snapshots=snapshots,
         corrections=corrections,
     )
     _steps(loop, 3)
@@ -441,3 +445,40 @@ def test_a_correction_keeps_what_the_camera_read_before_any_die_was_entered(
     ((label),) = corrections.labels().values()
     assert [u["reason"] for u in label["camera"]["unreadable"]] == ["blurred 1", "blurred 2"]
     assert label["camera"]["dice"] == [] and len(label["dice"]) == 2
+
+
+def test_the_tray_photo_is_kept_for_the_gm_and_the_roll_and_typed_dice_say_so(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    empty, tray, _ = _half_out_of_frame()
+    asked = tuple(Unreadable((0.1 * i, 0.1, 0.1 * i + 0.08, 0.2), f"blurred {i}") for i in (1, 2))
+    snapshots = Snapshots(tmp_path / "snapshots")
+
+    def reader(frame: np.ndarray) -> Reading:
+        return Reading((), asked) if frame is tray else Reading()
+
+    loop = _dropped_on(
+        tray, empty, reader, Corrections(tmp_path / "c"), tmp_path, factory, snapshots
+    )
+    waiting = loop.attention
+    assert waiting is not None and waiting.snapshot == f"attention-{loop.table.state.next_id}.jpg"
+    assert waiting.reason == "2 dice could not be read: blurred 1; blurred 2"
+    photo = cv2.imread(str(snapshots.folder / waiting.snapshot))
+    assert photo is not None and photo.shape == tray.shape  # the page crops each die from it
+    on_disk: list[bool] = []
+
+    def heard(event: OutboxEvent) -> None:
+        if event.kind == "roll" and isinstance(event.body, dict):
+            record = event.body["record"]
+            assert isinstance(record, dict) and isinstance(record["snapshot"], str)
+            on_disk.append((snapshots.folder / record["snapshot"]).is_file())
+
+    loop.table.listeners.append(heard)
+    loop.enter_die(0, "d6", 3)
+    assert loop.attention is not None and loop.attention.snapshot == waiting.snapshot
+    assert loop.attention.reason == "1 die could not be read: blurred 2"  # the dice left
+    loop.enter_die(0, "d6", 5)
+    record = loop.table.state.history[0]
+    assert on_disk == [True]  # the photo was there before anyone heard of the roll
+    assert record.snapshot == f"{record.id}.jpg" and record.reading is not None
+    assert [d["confidence"] for d in record.reading] == [None, None]  # typed by the GM

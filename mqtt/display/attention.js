@@ -1,6 +1,8 @@
-// The tower's state chip and the needs-attention panel: fix an unreadable die by picking
-// its face (cmd/die), have the tray read again (cmd/reread), or throw again (cmd/rethrow).
-// Uses `$`, `send` and `lastSession` from display.js (loaded after this file).
+// The tower's state chip and the needs-attention panel: the tray's photo with each die's
+// box, a close-up of each die it could not read (cropped here from the photo), and fixing one
+// by picking its face, the reader's guesses first (cmd/die); or have the tray read again
+// (cmd/reread), or throw again (cmd/rethrow). Uses `$`, `send`, `trayPhoto` and
+// `lastSession` from the other scripts.
 "use strict";
 
 const STATE_WORDS = {
@@ -29,10 +31,36 @@ function showAttention(attention) {
   shownAttention = attention;
   $("attention-panel").hidden = !attention;
   if (!attention) return;
-  $("attention-reason").textContent = attention.reason;
-  $("tray").replaceChildren(...trayBoxes(attention));
-  $("unreadable").replaceChildren(...attention.unreadable.map((u, i) => unreadableItem(u, i, attention)));
+  $("attention-reason").textContent = attentionReason(attention);
+  const items = attention.unreadable.map((u, i) => unreadableItem(u, i, attention));
+  const photo = trayPhoto(attention.snapshot, "the tray as the camera saw it");
+  if (photo) photo.addEventListener("load", () => cropDice(photo, attention.unreadable, items));
+  $("tray").replaceChildren(...[photo, ...trayBoxes(attention)].filter(Boolean));
+  $("unreadable").replaceChildren(...items);
   $("attention-kind").textContent = attention.unreadable.length ? "" : attention.kind;
+}
+
+// The dice still to enter are counted here, so the line follows each die entered.
+function attentionReason(attention) {
+  const left = attention.unreadable.length;
+  if (attention.kind !== "unreadable" || !left) return attention.reason;
+  return `${left === 1 ? "1 die" : `${left} dice`} could not be read: enter ${left === 1 ? "it" : "each"} below.`;
+}
+
+// A close-up of each unreadable die, cut from the tray's photo around its box.
+function cropDice(photo, unreadable, items) {
+  const [width, height] = [photo.naturalWidth, photo.naturalHeight];
+  $("tray").style.aspectRatio = `${width} / ${height}`;
+  unreadable.forEach((unread, i) => {
+    if (!unread.box || unread.box.length !== 4) return;
+    const [x0, y0, x1, y1] = unread.box;
+    const side = Math.max((x1 - x0) * width, (y1 - y0) * height) * 1.5;
+    const left = Math.min(Math.max((x0 + x1) / 2 * width - side / 2, 0), Math.max(width - side, 0));
+    const top = Math.min(Math.max((y0 + y1) / 2 * height - side / 2, 0), Math.max(height - side, 0));
+    const canvas = items[i].querySelector("canvas.crop");
+    canvas.getContext("2d").drawImage(photo, left, top, side, side, 0, 0, canvas.width, canvas.height);
+    canvas.hidden = false;
+  });
 }
 
 function trayBoxes(attention) {
@@ -67,6 +95,11 @@ function unreadableItem(unread, position, attention) {
   item.dataset.index = unread.index;
   const title = document.createElement("p");
   title.textContent = `Die #${unread.index}: ${unread.reason}`;
+  const crop = document.createElement("canvas");
+  crop.className = "crop";
+  crop.width = crop.height = 128;
+  crop.hidden = true;  // until the tray's photo is in
+  crop.setAttribute("aria-label", `close-up of die #${unread.index}`);
   const kind = document.createElement("select");
   kind.className = "kind";
   kind.setAttribute("aria-label", `kind of die #${unread.index}`);
@@ -74,11 +107,12 @@ function unreadableItem(unread, position, attention) {
   kind.value = unread.kind || likelyKind(attention);
   const faces = document.createElement("div");
   faces.className = "faces";
-  const guesses = () => (kind.value === unread.kind ? unread.faces || [] : []);
+  // the reader's guesses are for the kind it saw (any kind, when it was not sure of that)
+  const guesses = () => (!unread.kind || kind.value === unread.kind ? unread.faces || [] : []);
   const drawFaces = () => faces.replaceChildren(...facePicker(unread.index, kind.value, attention, guesses()));
   kind.addEventListener("change", drawFaces);
   drawFaces();
-  item.append(title, kind, faces);
+  item.append(title, crop, kind, faces);
   return item;
 }
 

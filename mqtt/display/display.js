@@ -90,25 +90,34 @@ function showTide(bar) {
 
 function showSession(session) {
   lastSession = session;
-  const d = session.declared || {};
-  const parts = [d.actor, d.side && `side ${session.sides[d.side].label}`, d.mode,
-    d.pool != null && d.tier && `${d.pool}${d.tier}`, d.tide_linked && "Tide-linked",
-    d.reply_to && `replying to ${d.reply_to}`, d.marks != null && `${d.marks} Marks entered`];
-  const text = parts.filter(Boolean).join(", ");
-  $("declared").textContent = text ? `Declared: ${text}` : "Nothing declared.";
+  $("declared").textContent = declaredText(session);
   showOdds(session.odds);
-  const items = (session.history || []).map((h) => historyItem(h.id, h.summary, h.dice.join(" ")));
-  $("history").replaceChildren(...items.reverse());
+  showHistory(session);
+  showRedo(session);
   if (session.last_roll && !shownRoll) showRoll(session.last_roll);
 }
 
+// The declared roll in a line; a side named by its actor ("Side B") is said once.
+function declaredText(session) {
+  const d = session.declared || {};
+  const side = d.side && session.sides[d.side].label;
+  const actor = (d.actor || "").toLowerCase();
+  const saidByActor = side && [side.toLowerCase(), `side ${side.toLowerCase()}`].includes(actor);
+  const parts = [d.actor, side && !saidByActor && `side ${side}`, d.mode,
+    d.pool != null && d.tier && `${d.pool}${d.tier}`, d.tide_linked && "Tide-linked",
+    d.reply_to && `replying to ${d.reply_to}`, d.marks != null && `${counted(d.marks, "Marks")} entered`];
+  const text = parts.filter(Boolean).join(", ");
+  return text ? `Declared: ${text}` : "Nothing declared.";
+}
+
 // Odds rows: a count (2 Marks, 3 hits) or a named result (a grade, a lot), then what the
-// roll comes to (bad / partial / full, lands / misses) and the chance of an explosion.
+// roll comes to (bad / partial / full, lands / misses, where the Tide goes) and the chance
+// of an explosion.
 function showOdds(odds) {
   if (!odds) { $("odds").replaceChildren(); return; }
   const named = odds.rows.some((row) => row.label);
   const rows = odds.rows.map((row) =>
-    oddsLine(row.label || `${row.value} ${odds.counts}`, row.chance, "row"));
+    oddsLine(row.label || counted(row.value, odds.counts), row.chance, "row"));
   const outcomes = (odds.outcomes || []).map((o) => oddsLine(o.label, o.chance, "row outcome"));
   if (odds.explosion != null) outcomes.push(oddsLine("6s explode", odds.explosion, "row outcome"));
   if (outcomes.length) outcomes[outcomes.length - 1].style.marginBottom = ".4rem";
@@ -131,13 +140,6 @@ function oddsLine(label, chance, className) {
   return line;
 }
 
-function historyItem(id, summary, dice) {
-  const item = document.createElement("li");
-  item.dataset.roll = id;
-  item.textContent = `${summary} (${dice})`;
-  return item;
-}
-
 let shownRoll = null;
 
 function showRoll(event) {
@@ -145,49 +147,11 @@ function showRoll(event) {
   seen.add(event.event);
   shownRoll = event.event;
   $("roll-phase").textContent = `${event.id} · ${event.phase}`;
-  $("dice").replaceChildren(...event.dice.map(dieFace));
+  $("dice").replaceChildren(...diceRow(event));
   if (event.phase === "new") $("outcome").textContent = "Reading…";
   else if (event.phase === "undone") $("outcome").textContent = `Taken back: ${event.outcome.summary}`;
   else $("outcome").textContent = event.outcome.summary;
-}
-
-const SHAPES = {
-  d4: "50,6 94,88 6,88", d8: "50,4 94,50 50,96 6,50", d10: "50,4 92,42 50,96 8,42",
-  "d10-tens": "50,4 92,42 50,96 8,42",
-  d12: "50,4 95,37 78,92 22,92 5,37", d20: "50,3 92,27 92,73 50,97 8,73 8,27",
-};
-const FILLS = { d4: "#3f8f5a", d8: "#3c6fb0", d10: "#b04f8f", "d10-tens": "#2f8f9f",
-  d12: "#b08a2f", d20: "#b03c3c", d100: "#7a4fb0", d6: "#c0602f" };
-
-// What a die's face says: a tens d10 prints two digits (00..90).
-function faceText(die) {
-  return die.kind === "d10-tens" ? String(die.value).padStart(2, "0") : String(die.value);
-}
-const PIPS = { 1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [72, 72]],
-  4: [[28, 28], [72, 28], [28, 72], [72, 72]], 5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
-  6: [[28, 25], [72, 25], [28, 50], [72, 50], [28, 75], [72, 75]] };
-
-function dieFace(die, index) {
-  const svg = ['<svg viewBox="0 0 100 100" role="img" aria-label="' + `${die.kind} showing ${die.value}">`];
-  if (die.kind === "d6") {
-    svg.push('<rect x="6" y="6" width="88" height="88" rx="14" fill="#f5f1e6"/>');
-    for (const [x, y] of PIPS[die.value] || []) svg.push(`<circle cx="${x}" cy="${y}" r="8" fill="#222"/>`);
-  } else {
-    const shape = SHAPES[die.kind];
-    const fill = FILLS[die.kind] || "#7a4fb0";
-    svg.push(shape ? `<polygon points="${shape}" fill="${fill}"/>` : `<circle cx="50" cy="50" r="45" fill="${fill}"/>`);
-    const size = faceText(die).length > 2 ? 26 : 32;
-    svg.push(`<text x="50" y="62" font-size="${size}" text-anchor="middle" fill="#fff" font-weight="700">${faceText(die)}</text>`);
-  }
-  svg.push("</svg>");
-  const box = document.createElement("div");
-  box.className = "die" + (die.confidence != null && die.confidence < 0.6 ? " unsure" : "");
-  box.dataset.kind = die.kind;
-  box.dataset.value = die.value;
-  const sure = die.confidence != null ? ` ${(die.confidence * 100).toFixed(0)}%` : "";
-  box.title = `die #${index} of the roll`;
-  box.innerHTML = svg.join("") + `<span>#${index} ${die.kind}${sure}</span>`;
-  return box;
+  showMoved(event);
 }
 
 function showResult(reply) {
@@ -248,7 +212,6 @@ function wireControls() {
       send(form.dataset.command, body);
     });
   }
-  $("undo").addEventListener("click", () => send("undo", {}));
   $("reread").addEventListener("click", () => send("reread", {}));
   $("learn").addEventListener("click", () => send("learn", {}));
   $("form-login").addEventListener("submit", (event) => {

@@ -1,17 +1,20 @@
-"""`tidetower display`: serves the table page, which talks to the broker over WebSockets.
+"""`tidetower display`: serves the table page, which talks to the broker over WebSockets,
+and the tower's tray photos (`--snapshots DIR`) the page shows beside each roll.
 
-The page (display.html, display.js, attention.js, teach.js, learn.js, join.js, mqttws.js,
-display.css) can also be opened from a file with `?ws=ws://HOST:PORT/mqtt&table=NAME`;
-`--export DIR` writes it out for that. Served with `--lan`, it is the table's: its URL and
-QR code are printed here and shown on the page (`/qr.svg`) for the other players to join.
+The page (the files in FILES) can also be opened from a file with
+`?ws=ws://HOST:PORT/mqtt&table=NAME`; `--export DIR` writes it out for that (no photos).
+Served with `--lan`, it is the table's: its URL and QR code are printed here and shown on
+the page (`/qr.svg`) for the other players to join.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import threading
+import tomllib
 from html import escape
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,6 +32,10 @@ PAGE_DIR = Path(__file__).resolve().parent
 FILES = {
     "display.html": "text/html",
     "display.js": "text/javascript",
+    "dice.js": "text/javascript",
+    "history.js": "text/javascript",
+    "undo.js": "text/javascript",
+    "tableview.js": "text/javascript",
     "attention.js": "text/javascript",
     "teach.js": "text/javascript",
     "learn.js": "text/javascript",
@@ -36,6 +43,19 @@ FILES = {
     "mqttws.js": "text/javascript",
     "display.css": "text/css",
 }
+SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,100}\.jpg")
+"""A tray photo's file name as the tower writes it (`<roll id>.jpg`): nothing else is served."""
+
+
+def snapshot_path(folder: Path, name: str) -> Path | None:
+    """The tray photo `name` in `folder`, or None unless it is a photo's name and the file
+    lies in `folder` itself (no other folder, no link leading out of it)."""
+    if not SNAPSHOT_NAME.fullmatch(name):
+        return None
+    path = (folder / name).resolve()
+    if path.parent != folder.resolve() or not path.is_file():
+        return None
+    return path
 
 
 def _choices() -> dict[str, tuple[tuple[str, ...], str]]:
@@ -73,12 +93,15 @@ def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
     ).encode()
 
 
-def _handler(settings: MqttSettings, join_url: str | None) -> type[BaseHTTPRequestHandler]:
+def _handler(
+    settings: MqttSettings, join_url: str | None, snapshots: Path | None
+) -> type[BaseHTTPRequestHandler]:
     config = page_config(settings, join_url)
     qr = qr_svg(join_url) if join_url else None
 
     class PageHandler(BaseHTTPRequestHandler):
-        """Serves the page's files and config.json; nothing else."""
+        """Serves the page's files, config.json, its QR code and the tray photos; nothing
+        else."""
 
         def do_GET(self) -> None:
             name = self.path.split("?")[0].lstrip("/") or "display.html"
@@ -90,14 +113,28 @@ def _handler(settings: MqttSettings, join_url: str | None) -> type[BaseHTTPReque
                 self._send(page_html(), FILES[name])
             elif name in FILES:
                 self._send((PAGE_DIR / name).read_bytes(), FILES[name])
+            elif name.startswith("snapshots/") and snapshots is not None:
+                self._send_photo(snapshots, name.removeprefix("snapshots/"))
             else:
                 self.send_error(HTTPStatus.NOT_FOUND)
 
-        def _send(self, body: bytes, kind: str) -> None:
+        def _send_photo(self, folder: Path, name: str) -> None:
+            path = snapshot_path(folder, name)
+            try:
+                body = path.read_bytes() if path is not None else None
+            except OSError:  # pruned by the tower meanwhile
+                body = None
+            if body is None:
+                self.send_error(HTTPStatus.NOT_FOUND)
+            else:
+                self._send(body, "image/jpeg", cache="private, max-age=86400")
+
+        def _send(self, body: bytes, kind: str, cache: str = "no-store") -> None:
             self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", f"{kind}; charset=utf-8")
+            charset = "" if kind == "image/jpeg" else "; charset=utf-8"
+            self.send_header("Content-Type", f"{kind}{charset}")
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
+            self.send_header("Cache-Control", cache)
             self.end_headers()
             self.wfile.write(body)
 
@@ -116,10 +153,12 @@ class DisplayServer:
         bind: str = "127.0.0.1",
         port: int = 8080,
         join_url: str | None = None,
+        snapshots: Path | None = None,
     ) -> None:
         self.join_url = join_url
         """The page's address for other players (its QR code is served as /qr.svg)."""
-        self.httpd = ThreadingHTTPServer((bind, port), _handler(settings, join_url))
+        handler = _handler(settings, join_url, snapshots)
+        self.httpd = ThreadingHTTPServer((bind, port), handler)
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, name="display", daemon=True
         )
@@ -154,10 +193,12 @@ def export_page(folder: Path) -> Path:
     return folder / "display.html"
 
 
-def _serve(settings: MqttSettings, bind: str, port: int, join_url: str | None) -> DisplayServer:
+def _serve(
+    settings: MqttSettings, bind: str, port: int, join_url: str | None, photos: Path | None
+) -> DisplayServer:
     """The page's server, or one line saying why it cannot listen."""
     try:
-        return DisplayServer(settings, bind, port, join_url)
+        return DisplayServer(settings, bind, port, join_url, photos)
     except OSError as error:
         raise ConfigExit(f"cannot serve the page on {bind}:{port}: {error.strerror}") from None
 
@@ -184,6 +225,18 @@ def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: l
     click.echo(qr_text(urls[0]), nl=False)
 
 
+def configured_snapshots(config_path: Path | None) -> Path | None:
+    """The tray photos' folder a tower config names (`[table] snapshots`), if it names one."""
+    if config_path is None:
+        return None
+    try:
+        table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("table", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return None  # node_settings has said what is wrong with the file
+    folder = table.get("snapshots") if isinstance(table, dict) else None
+    return Path(folder) if isinstance(folder, str) else None
+
+
 @click.command("display")
 @node_options
 @lan_option
@@ -197,6 +250,12 @@ def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: l
     type=click.Path(path_type=Path, file_okay=False),
     help="write the page to a folder to open from a file, and exit",
 )
+@click.option(
+    "--snapshots",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="the tower's tray photos, shown beside each roll (default: the config's "
+    "[table] snapshots, if it names them)",
+)
 def display_command(
     config_path: Path | None,
     broker: str | None,
@@ -207,6 +266,7 @@ def display_command(
     bind: str | None,
     port: int,
     export_dir: Path | None,
+    snapshots: Path | None,
 ) -> None:
     """Serve the table display: the Tide, the last roll, odds, history and GM controls."""
     settings = node_settings(config_path, broker, table)
@@ -218,7 +278,9 @@ def display_command(
         return
     bind = bind or ("0.0.0.0" if lan or settings.lan else "127.0.0.1")
     urls = join_urls(bind, port)
-    server = _serve(settings, bind, port, urls[0] if urls else None)
+    photos = snapshots or configured_snapshots(config_path)
+    server = _serve(settings, bind, port, urls[0] if urls else None, photos)
     _say_where(server, settings, bind, urls)
+    click.echo(f"tray photos from {photos}" if photos else "no tray photos (--snapshots DIR)")
     with server, contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()

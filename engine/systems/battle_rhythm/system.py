@@ -136,7 +136,9 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
         facts = _clock_facts(scene) | {"mode": context.mode}
         return scene, Outcome(_clock_summary(scene, context), facts)
 
-    def odds(self, state: BattleRhythm, context: RollContext) -> Odds | None:
+    def odds(
+        self, state: BattleRhythm, context: RollContext, earlier: Mapping[str, RollRecord]
+    ) -> Odds | None:
         return declared_lots(context)
 
     def bar(self, state: BattleRhythm) -> BarState:

@@ -100,7 +100,9 @@ class D6PoolSystem(RuleSystem[D6Table]):
             segments=segments,
         )
 
-    def odds(self, state: D6Table, context: RollContext) -> Odds | None:
+    def odds(
+        self, state: D6Table, context: RollContext, earlier: Mapping[str, RollRecord]
+    ) -> Odds | None:
         return declared_pool(state, context)
 
     def practice_turn(

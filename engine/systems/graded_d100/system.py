@@ -188,7 +188,9 @@ class GradedSystem(RuleSystem[GradedFight]):
             )
         return fight, Outcome(summary, facts | {"mode": mode})
 
-    def odds(self, state: GradedFight, context: RollContext) -> Odds | None:
+    def odds(
+        self, state: GradedFight, context: RollContext, earlier: Mapping[str, RollRecord]
+    ) -> Odds | None:
         return declared_grades(state, context)
 
     def practice_turn(

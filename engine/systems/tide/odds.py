@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -9,7 +10,13 @@ from tidetower.engine.chances import Odds, difference
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.systems.tide.marks import MarksRule, pool_distribution
-from tidetower.engine.systems.tide.track import MARKS_PER_STEP, SIZES, Size
+from tidetower.engine.systems.tide.track import (
+    MARKS_PER_STEP,
+    OMEN_DIE_SIDES,
+    SIZES,
+    Size,
+    TideTrack,
+)
 
 
 @dataclass(frozen=True)
@@ -66,3 +73,32 @@ def declared_marks(context: RollContext, rule: MarksRule) -> Odds | None:
         return None
     dist = pool_distribution(context.pool, context.tier, rule)
     return Odds("Marks", f"{context.pool}{context.tier.value}", dist)
+
+
+def omen_bands(track: TideTrack) -> dict[int, Fraction]:
+    """One d20 face for each way the Omen can fall (toward A's collapse, toward B's, in
+    neither band) with the chance the Omen falls that way."""
+    bands = track.omen_faces()
+    neither = [f for f in range(1, OMEN_DIE_SIDES + 1) if f not in bands["a"] + bands["b"]]
+    ways = {
+        bands["a"][0]: len(bands["a"]),
+        bands["b"][0]: len(bands["b"]),
+        neither[0]: len(neither),
+    }
+    return {face: Fraction(count, OMEN_DIE_SIDES) for face, count in ways.items()}
+
+
+def tide_directions(
+    before: int, after: Mapping[int, Fraction], label_a: str, label_b: str
+) -> dict[str, Fraction]:
+    """The chance the Tide moves toward each side's collapse or holds, from the chance of
+    each position after the roll (A's collapse is position 0)."""
+    return {
+        f"Tide moves toward {label_a}'s collapse": sum(
+            (c for p, c in after.items() if p < before), Fraction(0)
+        ),
+        "Tide holds": after.get(before, Fraction(0)),
+        f"Tide moves toward {label_b}'s collapse": sum(
+            (c for p, c in after.items() if p > before), Fraction(0)
+        ),
+    }

@@ -6,6 +6,7 @@ import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from tidetower.engine import params as p
@@ -31,7 +32,7 @@ from tidetower.engine.systems.tide.marks import (
     check_tier,
     read_marks,
 )
-from tidetower.engine.systems.tide.odds import declared_marks
+from tidetower.engine.systems.tide.odds import declared_marks, omen_bands, tide_directions
 from tidetower.engine.systems.tide.practice import practice_turn
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES, TideTrack
 
@@ -97,10 +98,15 @@ class ThrowRead:
 
     marks: int
     omen: int | None
+    scored: tuple[int, ...] = ()
+    """Where the dice that scored Marks lie in the throw (none when Marks were entered)."""
+    omen_at: int | None = None
+    """Where the Omen die lies in the throw."""
 
 
 def read_throw(context: RollContext, roll: Roll, rule: MarksRule) -> ThrowRead:
-    """Marks (read from the tier dice, or entered by the GM) and the Omen of a throw."""
+    """Marks (read from the tier dice, or entered by the GM), the Omen of a throw, and
+    which of its dice scored."""
     stray = [d for d in roll.dice if d.kind not in (*TIERS, DieKind.D20)]
     if stray:
         raise RuleError(
@@ -114,11 +120,15 @@ def read_throw(context: RollContext, roll: Roll, rule: MarksRule) -> ThrowRead:
             f"{len(omens)} d20 in one throw: only one Omen die may be thrown", field="dice"
         )
     omen = omens[0] if omens else None
+    omen_at = next((i for i, d in enumerate(roll.dice) if d.kind is DieKind.D20), None)
     if context.marks is not None:
-        return ThrowRead(context.marks, omen)
+        return ThrowRead(context.marks, omen, omen_at=omen_at)
     pool = [d for d in roll.dice if d.kind in TIERS]
     _check_pool(context, pool)
-    return ThrowRead(read_marks((d.face for d in pool), rule), omen)
+    scored = tuple(
+        i for i, d in enumerate(roll.dice) if d.kind in TIERS and rule.marks_for_face(d.face)
+    )
+    return ThrowRead(read_marks((d.face for d in pool), rule), omen, scored, omen_at)
 
 
 def _check_pool(context: RollContext, pool: list[Any]) -> None:
@@ -191,8 +201,27 @@ class TideSystem(RuleSystem[TideScene]):
             last_motion=track.last_motion,
         )
 
-    def odds(self, state: TideScene, context: RollContext) -> Odds | None:
-        return declared_marks(context, state.marks_rule)
+    def odds(
+        self, state: TideScene, context: RollContext, earlier: Mapping[str, RollRecord]
+    ) -> Odds | None:
+        """Each Marks count of the declared pool and, when the roll can move the Tide, the
+        chance it moves toward each side's collapse or holds (a Tide-linked roll is thrown
+        with the d20 Omen), counted by resolving every Marks count with every Omen band."""
+        marks = declared_marks(context, state.marks_rule)
+        if marks is None or not _moves_tide_now(context, earlier):
+            return marks
+        after: dict[int, Fraction] = {}
+        for count, chance in marks.distribution.items():
+            for face, in_band in omen_bands(state.track).items():
+                read = ThrowRead(count, face)
+                if context.reply_to is None:
+                    scene, _ = _resolve_opening(state, context, read)
+                else:
+                    scene, _ = _resolve_reply(state, context, read, earlier)
+                position = scene.track.marker
+                after[position] = after.get(position, Fraction(0)) + chance * in_band
+        directions = tide_directions(state.track.marker, after, state.label_a, state.label_b)
+        return dataclasses.replace(marks, outcomes=directions)
 
     def practice_turn(
         self,
@@ -214,6 +243,15 @@ def _linked(context: RollContext) -> bool:
     return context.tide_linked or context.mode == "tide"
 
 
+def _moves_tide_now(context: RollContext, earlier: Mapping[str, RollRecord]) -> bool:
+    """Whether resolving this roll can move the Tide: a reply in a linked exchange, or a
+    linked roll that expects no reply (its Omen counts at once)."""
+    if context.reply_to is not None:
+        opening = earlier.get(context.reply_to)
+        return _linked(context) or (opening is not None and _linked(opening.context))
+    return _linked(context) and context.mode not in AWAITS_REPLY
+
+
 def _resolve_opening(
     state: TideScene, context: RollContext, read: ThrowRead
 ) -> tuple[TideScene, Outcome]:
@@ -223,6 +261,8 @@ def _resolve_opening(
         "marks": read.marks,
         "omen": read.omen,
         "tide_linked": _linked(context),
+        "scored": list(read.scored),
+        "omen_die": None,
     }
     if context.mode in AWAITS_REPLY:
         facts["awaiting_reply"] = True
@@ -232,6 +272,7 @@ def _resolve_opening(
     if _linked(context) and read.omen is not None:
         motion = track.apply_omen(read.omen)
         motions += [motion] if motion else []
+        facts["omen_die"] = read.omen_at if motion else None
     facts["position"] = track.marker
     scene = dataclasses.replace(state, track=track)
     return scene, Outcome(
@@ -256,6 +297,8 @@ def _resolve_reply(
         "winner": winner_side,
         "tide_linked": linked,
         "winner_actor": winner_actor,
+        "scored": list(read.scored),
+        "omen_die": None,
     }
     track = dataclasses.replace(state.track)
     motions: list[Motion] = []
@@ -266,6 +309,7 @@ def _resolve_reply(
         if read.omen is not None:
             motion = track.apply_omen(read.omen)
             motions += [motion] if motion else []
+            facts["omen_die"] = read.omen_at if motion else None
     facts["position"] = track.marker
     scene = dataclasses.replace(state, track=track)
     who = winner_actor or (scene.label(winner_side) if winner_side else "the winner")

@@ -92,7 +92,9 @@ class HighDieSystem(RuleSystem[HighDie]):
             last_motion=state.last_motion,
         )
 
-    def odds(self, state: HighDie, context: RollContext) -> Odds | None:
+    def odds(
+        self, state: HighDie, context: RollContext, earlier: Mapping[str, RollRecord]
+    ) -> Odds | None:
         push = Fraction(7 - state.target, 6)
         return Odds(
             "steps",
