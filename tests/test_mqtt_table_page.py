@@ -82,6 +82,10 @@ def test_the_table_view_shows_the_bar_the_result_and_the_dice_that_scored(
         assert "view=table" not in page.url
         small = dice.first.locator("svg").bounding_box()
         assert small is not None and small["width"] < big["width"]
+        table.declare(RollContext(actor="Side B", side="b", mode="tide", marks=1))
+        expect(page.locator("#declared")).to_have_text(
+            "Declared: Side B, tide, 1 Mark entered"  # the side said once, one Mark
+        )
 
 
 def _photo(

@@ -45,6 +45,17 @@ def test_sim_prints_one_json_line_per_roll_and_repeats_with_a_seed(tmp_path: Pat
     assert [_story(r) for r in again] == [_story(r) for r in rolls]
 
 
+@pytest.mark.slow
+def test_the_terminal_marks_typed_dice_and_shows_the_gms_actions(tmp_path: Path) -> None:
+    args = ["run", "--sim", "--rolls", "60", "--fast", "--no-mqtt", "--seed", "0"]
+    result = CliRunner().invoke(main, [*args, "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 0, result.output
+    # the simulated GM types each d20 the reader is unsure of, and sets up a new Tide once a
+    # side routs: each said as such, the new Tide with its bar
+    assert " (typed)" in result.output
+    assert re.search(r"GM: set up tide afresh: the bar at 8 of 0\.\.15\n.*collapse", result.output)
+
+
 def _story(roll: dict) -> tuple:  # type: ignore[type-arg]
     """What a repeat must reproduce (roll ids name the session, which is new each time)."""
     return roll["dice"], roll["outcome"]["summary"], roll["tide"]
