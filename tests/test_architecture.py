@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from source_tree import parse_source
+
 from tidetower.engine.dice import DieKind
 from tidetower.engine.tray import DIE_NAMES
 from tidetower.vision.kinds import KINDS
@@ -28,7 +30,7 @@ def imported(path: Path) -> list[tuple[int, str]]:
     """Return (line, module under tidetower) for every tidetower import of a module, lazy
     imports too."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parse_source(path)):
         names = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from source_tree import parse_source
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import JSONValue, RollContext, RuleError
@@ -231,7 +232,7 @@ def _rule_errors() -> list[tuple[str, int, str, ast.keyword | None]]:
     """Every RuleError(...) in the engine: file, line, message, and its field= keyword."""
     found = []
     for path in sorted(ENGINE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse_source(path)):
             if isinstance(node, ast.Call) and (
                 getattr(node.func, "id", None) == "RuleError"
                 or getattr(node.func, "attr", None) == "RuleError"
