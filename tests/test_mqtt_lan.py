@@ -112,7 +112,11 @@ def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
         page.goto(server.url)  # a player's phone
         expect(page.locator("#tower")).to_have_text("tower online")
         expect(page.locator("#tide-position")).to_have_text("8")
-        _set_tide(page, 5)
+        expect(
+            page.locator("summary", has_text="Set up the Tide")
+        ).to_be_hidden()  # not for players
+        expect(page.locator("#connection summary")).to_be_visible()  # the GM can sign in here
+        page.evaluate("send('tide', {weight_a: 5})")  # a player who sends one anyway
         _logged(caplog, f"not allowed to publish to TOPIC {tide_command}")  # dropped
         gm = page.context.new_page()
         errors: list[object] = []

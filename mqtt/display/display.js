@@ -17,6 +17,7 @@ async function loadConfig() {
     ws: query.get("ws") || served.ws_url || brokerUrl(served),
     prefix: query.get("prefix") || served.prefix || "tidetower",
     table: query.get("table") || served.table || "main",
+    guarded: Boolean(served.gm_token),  // a LAN table: only the GM's token may command
   };
 }
 
@@ -31,6 +32,8 @@ function brokerUrl(served) {
 function connect() {
   if (client) client.close();
   const user = sessionStorage.getItem("tt-user") || undefined;
+  // Players on a LAN table see the table, not the GM's controls, until the GM signs in.
+  document.body.classList.toggle("player", config.guarded && user !== "gm");
   $("link").textContent = "connecting…";
   client = new MqttSocket(config.ws, {
     username: user,
@@ -41,6 +44,7 @@ function connect() {
         refused: "broker refused the user or password" };
       $("link").textContent = says[state] || `broker ${state}: tried ${config.ws}`;
       $("link").classList.toggle("off", state !== "online");
+      if (state === "refused") document.body.classList.toggle("player", config.guarded);
     },
   });
   for (const name of ["status", "tower", "tide", "session", "roll", "teach", "learn", "cmd/result"]) {

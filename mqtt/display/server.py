@@ -89,6 +89,7 @@ def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
             "prefix": settings.prefix,
             "table": settings.table,
             "join_url": join_url,
+            "gm_token": settings.lan,  # the broker takes commands with the GM token only
         }
     ).encode()
 
