@@ -23,6 +23,7 @@ from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.payloads import (
     Command,
     DeclareCommand,
+    RedoCommand,
     RollCommand,
     SystemCommand,
     TideCommand,
@@ -244,6 +245,20 @@ def roll(store: Path, dice: tuple[str, ...], as_json: bool) -> None:
 def undo(store: Path, as_json: bool) -> None:
     """Take back the last roll and its outcome."""
     _recording(_undone, store, as_json, prefix="took back ")
+
+
+def _redone(table: Table) -> RollRecord:
+    """Put the roll taken back last back through the desk, which refuses when it cannot."""
+    apply(table, RedoCommand)
+    return table.state.history[-1]
+
+
+@session_group.command("redo")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print the roll put back as JSON.")
+def redo(store: Path, as_json: bool) -> None:
+    """Put back the roll taken back last (while nothing else has changed since)."""
+    _recording(_redone, store, as_json, prefix="put back ")
 
 
 @session_group.command("system")

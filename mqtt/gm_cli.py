@@ -20,7 +20,7 @@ from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.wording import reply_line
 
-COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "reread", "rethrow")
+COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "redo", "reread", "rethrow")
 Reply = dict[str, Any]
 LAST = "last"
 """`reply_to=last`: the latest roll of the session that awaits a reply."""

@@ -47,6 +47,7 @@ DONE: dict[str, Done] = {
         f"entered die {body.get('index')} as {body.get('kind')} showing {body.get('value')}"
     ),
     "undo": lambda _, detail: f"took back roll {detail.get('roll_id')}",
+    "redo": lambda _, detail: f"put back the roll taken back, as roll {detail.get('roll_id')}",
     "reread": lambda _body, _: "the camera read the tray again",
     "rethrow": lambda _body, _: "dropped the reading: throw the dice again",
     "learn": lambda _, detail: f"learning from {detail.get('corrections')} corrections",

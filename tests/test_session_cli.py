@@ -50,3 +50,16 @@ def test_the_declared_roll_and_replies_read_as_sentences() -> None:
     assert refused == (
         "The tower refused tide: weight_a: Input should be greater than or equal to 1."
     )
+
+
+def test_a_roll_taken_back_is_put_back_by_hand(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    assert _session(store, "tide", "6", "12").exit_code == 0
+    assert _session(store, "declare", "--actor", "Wei", "--mode", "unopposed").exit_code == 0
+    assert _session(store, "redo").output.startswith("Error: nothing to redo")
+    first = _session(store, "roll", "d8=8,7,1").output.split(":")[0]
+    assert _session(store, "undo").output.startswith(f"took back {first}:")
+    again = _session(store, "redo")
+    assert again.exit_code == 0 and again.output.startswith("put back ")
+    assert "2 Marks" in again.output
+    assert _session(store, "redo").exit_code == 1  # one roll taken back, one put back
