@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tidetower.engine.bounds import check_context, check_json, check_text
 from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump_tracker, load_tracker
 from tidetower.engine.dice import DieError, Roll
@@ -81,6 +82,7 @@ def new_session(
 
 def declare(state: SessionState, context: RollContext) -> SessionState:
     """Declare the next roll's context, after checking it against the rules and history."""
+    check_context(context)
     get_system(state.system).check_context(state.tracker, context)
     if context.reply_to is not None and state.roll(context.reply_to) is None:
         raise RuleError(f"reply to unknown roll {context.reply_to!r}", field="reply_to")
@@ -114,7 +116,9 @@ def record_roll(
 ) -> tuple[SessionState, RollRecord]:
     """Resolve a roll under the declared context (or `context`) and add it to the history,
     with when it was recorded, its tray photo and the camera's reading, if known."""
+    check_text(roll.roller, "roller", 80)
     context = state.declared if context is None else context
+    check_context(context)
     system = get_system(state.system)
     tracker, outcome = system.resolve(state.tracker, context, roll, earlier_rolls(state))
     record = RollRecord(
@@ -199,6 +203,7 @@ def reset_tracker(
     state: SessionState, settings: Mapping[str, JSONValue], at: float | None = None
 ) -> SessionState:
     """Set up the active system's tracker afresh (e.g. a new Tide); history is kept."""
+    check_json(settings, "settings")
     tracker = get_system(state.system).initial_state(settings)
     fresh = dataclasses.replace(state, tracker=tracker, declared=RollContext(), undone=())
     bar = fresh.bar()
@@ -213,6 +218,7 @@ def switch_system(
     at: float | None = None,
 ) -> SessionState:
     """Change the table's rule system; its tracker starts fresh, the history is kept."""
+    check_json(settings or {}, "settings")
     tracker = get_system(system).initial_state(settings or {})
     switched = dataclasses.replace(
         state, system=system, tracker=tracker, declared=RollContext(), undone=()

@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from tidetower.engine.bounds import MAX_DEPTH, text_problem
 from tidetower.engine.dice import Die, DieError, DieKind, Roll
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.table import Table
@@ -61,32 +62,107 @@ class LearnControl(Protocol):
 class Refused(Exception):
     """A command that cannot be carried out: the field at fault and why."""
 
-    def __init__(self, field: str | None, message: str) -> None:
+    def __init__(self, field: str | None, message: str, request: str | None = None) -> None:
         super().__init__(message)
         self.field = field
         self.message = message
+        self.request = request
+        """The request's id, when it is known before the body is (a body too deep to use)."""
 
 
 def request_id(data: object) -> str | None:
-    """The request's id, if it sent a usable one (replies carry it back)."""
+    """The request's id, if it sent a usable one (replies carry it back); else None, and
+    the reply still goes out, with no id."""
     if isinstance(data, dict):
         value = data.get("id")
-        if isinstance(value, str) and 0 < len(value) <= 64:
+        if isinstance(value, str) and 0 < len(value) <= 64 and text_problem(value) is None:
             return value
     return None
+
+
+MAX_BODY_DEPTH = MAX_DEPTH + 1
+"""How deep a command body may nest: its params or settings (MAX_DEPTH) inside the body."""
 
 
 def parse_body(raw: bytes, max_bytes: int = 4096) -> object:
     """Return a command body's JSON object, or Refused saying why it is not one."""
     if len(raw) > max_bytes:
         raise Refused(None, f"command is {len(raw)} bytes; the limit is {max_bytes}")
+    depth, key = nesting(raw)
+    if depth > MAX_BODY_DEPTH:
+        request = _shallow_id(raw) if depth <= _PARSER_SAFE_DEPTH else None
+        if key is not None and key.isidentifier():
+            raise Refused(key, f"{key} nests {depth - 1} deep; the limit is {MAX_DEPTH}", request)
+        raise Refused(None, f"command nests {depth} deep; the limit is {MAX_BODY_DEPTH}", request)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise Refused(None, f"command body is not JSON: {error}") from None
     if not isinstance(data, dict):
         raise Refused(None, "command body must be a JSON object")
     return data
+
+
+_PARSER_SAFE_DEPTH = 300
+"""Deep enough for any refusal to still find the id, shallow enough for the parser."""
+
+
+def _shallow_id(raw: bytes) -> str | None:
+    """The id of a body refused for its depth, if the parser can still read it."""
+    try:
+        return request_id(json.loads(raw.decode("utf-8")))
+    except (ValueError, RecursionError):
+        return None
+
+
+def nesting(raw: bytes) -> tuple[int, str | None]:
+    """How deep the JSON in `raw` nests its lists and objects, and the top-level key whose
+    value nests deepest (read without parsing, so no depth can exhaust the parser)."""
+    depth = deepest = 0
+    start = 0
+    last_key: str | None = None
+    deepest_key: str | None = None
+    in_string = escaped = False
+    for at, byte in enumerate(raw):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+                if depth == 1:  # a key or a string value of the body: the key comes last
+                    last_key = raw[start:at].decode("utf-8", "replace")
+        elif byte == 0x22:
+            in_string, start = True, at + 1
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > deepest:
+                deepest, deepest_key = depth, last_key if depth > 1 else None
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest, deepest_key
+
+
+def check_text_everywhere(data: object, path: str = "") -> None:
+    """Refused naming the first key or string of a parsed body that is not printable text
+    (a lone surrogate, a control character): what cannot be stored or sent back."""
+    if isinstance(data, str):
+        problem = text_problem(data)
+        if problem is not None:
+            raise Refused(path or None, f"{path or 'command'} {problem}")
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            where = f"{path}.{key}" if path else str(key)
+            if text_problem(key) is not None:
+                shown = ascii(key)[:60]
+                raise Refused(
+                    path or None, f"{path or 'command'} has a key {shown} that is not text"
+                )
+            check_text_everywhere(value, where)
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            check_text_everywhere(item, f"{path}.{index}")
 
 
 def validate(name: str, data: object) -> Command:
@@ -132,11 +208,13 @@ def wire_field(command: BaseModel, field: str | None) -> str | None:
     """The command field an engine refusal's `field` is: itself where the command has it,
     else under the command's params or settings, else the command's main field."""
     fields = type(command).model_fields
+    nested = _NESTED.get(type(command))
     if field is None:
         return _MAIN_FIELD.get(type(command))
     if field in fields and field not in ("v", "id"):
         return field
-    nested = _NESTED.get(type(command))
+    if field == nested:
+        return field
     return f"{nested}.{field}" if nested else _MAIN_FIELD.get(type(command))
 
 
@@ -170,12 +248,35 @@ class CommandDesk:
         data: object = None
         try:
             data = parse_body(raw, self.max_bytes)
+            check_text_everywhere(data)
             model = validate(name, data)
             detail = self.apply(model)
         except Refused as refused:
             error = CommandError(field=refused.field, message=refused.message)
-            return CommandResult(id=request_id(data), command=name, ok=False, error=error)
+            request = refused.request or request_id(data)
+            return CommandResult(id=request, command=name, ok=False, error=error)
         return CommandResult(id=model.id, command=name, ok=True, detail=detail)
+
+    def refuse_retained(self, name: str, raw: bytes) -> CommandResult:
+        """The reply to a command the broker kept (retained): it is not run, since it would
+        run again at every restart."""
+        message = (
+            "retained commands are not run (it would run again at every restart); "
+            "it was cleared: send it again without the retain flag"
+        )
+        return CommandResult(
+            id=self.request_of(raw),
+            command=name,
+            ok=False,
+            error=CommandError(field=None, message=message),
+        )
+
+    def request_of(self, raw: bytes) -> str | None:
+        """The request id of a raw body, or None if it has no usable one."""
+        try:
+            return request_id(parse_body(raw, self.max_bytes))
+        except Refused as refused:
+            return refused.request
 
     def apply(self, command: Command) -> Detail:
         """Carry out one checked command, from MQTT, a button or the CLI alike; a refusal

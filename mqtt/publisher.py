@@ -319,14 +319,22 @@ class TablePublisher:
 
     def _on_command(self, message: Message) -> None:
         name = self.topics.command_name(message.topic)
-        if name is None or name == "result":
+        if name is None or name == "result" or not message.payload:
+            return  # an empty message clears a retained command (ours too): nothing to run
+        if message.retain:  # kept by the broker: clear it, so no restart runs it again
+            self.client.publish(message.topic, b"", 1, True)
+            self._send(
+                self.topics.command_result,
+                self.desk.refuse_retained(name, message.payload),
+                retain=False,
+            )
             return
         try:
             result = self.desk.handle(name, message.payload)
         except Exception as error:  # a bug, not bad input: say so, and keep the tower running
             log.exception("command %s failed", name)
             result = CommandResult(
-                id=None,
+                id=self.desk.request_of(message.payload),
                 command=name,
                 ok=False,
                 error=CommandError(

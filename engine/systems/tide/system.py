@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from tidetower.engine import params as p
+from tidetower.engine.bounds import check_text
 from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieError, DieKind, Roll
 from tidetower.engine.rules import (
@@ -77,19 +78,33 @@ def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
             field=unknown[0],
         )
     track = TideTrack(
-        p.whole(settings, "weight_a", 8),
-        p.whole(settings, "weight_b", 8),
+        p.whole(settings, "weight_a", 8, maximum=MAX_WEIGHT),
+        p.whole(settings, "weight_b", 8, maximum=MAX_WEIGHT),
         p.choice(settings, "size", SIZES, "skirmish"),
         p.choice(settings, "footing", FOOTINGS, "equal"),
     )
     rule = MarksRule(
         p.choice(settings, "marks_rule", MARKS_KINDS, "threshold"),
         p.whole(settings, "marks_threshold", 5),
-        p.whole(settings, "marks_step", 4),
+        p.whole(settings, "marks_step", 4, maximum=MAX_WEIGHT),
     )
     return TideScene(
-        track, str(settings.get("label_a", "A")), str(settings.get("label_b", "B")), rule
+        track, _label(settings, "label_a", "A"), _label(settings, "label_b", "B"), rule
     )
+
+
+MAX_WEIGHT = 100
+"""The heaviest a side may weigh: the bar has room for every position it makes."""
+MAX_LABEL = 40
+"""The longest side name the bar and the pages show."""
+
+
+def _label(settings: Mapping[str, JSONValue], key: str, default: str) -> str:
+    """A side's name: printable text of at most MAX_LABEL characters."""
+    value = settings.get(key, default)
+    if not isinstance(value, str):
+        raise RuleError(f"{key} must be text, got {value!r}", field=key)
+    return check_text(value, key, MAX_LABEL)
 
 
 @dataclass(frozen=True)
