@@ -136,3 +136,19 @@ def test_deep_json_gets_a_clear_refusal(tower: Tower, depth: int) -> None:
 def test_a_lone_surrogate_id_still_gets_a_reply(tower: Tower) -> None:
     message = refused(tower, "undo", b'{"id": "\\ud800"}', None, "id")
     assert "lone surrogate" in message
+
+
+@pytest.mark.parametrize(
+    ("raw", "field", "words"),
+    [
+        (b'{"id": "n1", "params": {"x": NaN}}', "params.x", "finite number"),
+        (b'{"id": "n2", "params": {"x": ' + b"9" * 5000 + b"}}", None, "the limit is 4096"),
+        (b'{"id": "n1", "params": {"x": ' + b"9" * 4000 + b"}}", "params.x", "between"),
+        (b'{"id": "n4", "actor": "a\\u0000b"}', "actor", "control character"),
+    ],
+)
+def test_numbers_and_control_characters_are_bounded(
+    tower: Tower, raw: bytes, field: str | None, words: str
+) -> None:
+    request = "n1" if field == "params.x" else ("n4" if field == "actor" else None)
+    assert words in refused(tower, "declare", raw, request, field)
