@@ -38,11 +38,26 @@ class TableConfig(Section):
     system: str = "tide"
     settings: dict[str, Any] = Field(default_factory=dict)
     store: Path = Path("/var/lib/tidetower/session.db")
-    snapshots: Path = Path("/var/lib/tidetower/snapshots")
+    snapshots: Path = Path("/var/lib/tidetower/session-snapshots")
+    """Unset: `<store's stem>-snapshots` beside the store, so tables never share one."""
     snapshots_keep: int = Field(500, ge=0)
-    corrections: Path = Path("/var/lib/tidetower/corrections")
-    """Frames the GM finished reading, with the faces that counted: examples to teach from."""
+    corrections: Path = Path("/var/lib/tidetower/session-corrections")
+    """Frames the GM finished reading, with the faces that counted: examples to teach from.
+    Unset: `<store's stem>-corrections` beside the store."""
     corrections_keep: int = Field(200, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _folders_beside_the_store(cls, data: Any) -> Any:
+        """Each table's snapshots and corrections default to folders of its own, named after
+        its store: two towers whose stores share a folder never prune each other's files."""
+        if not isinstance(data, dict) or not isinstance(data.get("store"), str | Path):
+            return data
+        store = Path(data["store"])
+        data = dict(data)
+        for folder in ("snapshots", "corrections"):
+            data.setdefault(folder, store.with_name(f"{store.stem}-{folder}"))
+        return data
 
     @model_validator(mode="after")
     def _system_accepts_settings(self) -> TableConfig:

@@ -42,16 +42,10 @@ SIM_PINS = PinsConfig(
 
 def sim_config(store: Path, system: str = "tide") -> TowerConfig:
     """A tower with every part simulated, its session in `store` and its snapshots and
-    corrections beside it; the system starts from its default settings."""
-    folder = store.parent
-    table = TableConfig(
-        name="sim",
-        system=system,
-        settings={},
-        store=store,
-        snapshots=folder / "snapshots",
-        snapshots_keep=50,
-        corrections=folder / "corrections",
+    corrections beside it (`<stem>-snapshots`, `<stem>-corrections`: two simulated towers
+    whose stores share a folder keep their own); the system starts from its default settings."""
+    table = TableConfig.model_validate(
+        {"name": "sim", "system": system, "settings": {}, "store": store, "snapshots_keep": 50}
     )
     return TowerConfig(
         table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()

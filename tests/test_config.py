@@ -71,3 +71,25 @@ def test_a_numeral_net_that_does_not_load_fails_at_start(tmp_path: Path) -> None
 def test_pins_come_from_the_config(tmp_path: Path) -> None:
     config = load_config(_with_reader(tmp_path, 'pins = {d20 = "white"}\n'))
     assert config.camera.reader.pins == {"d20": "white"}
+
+
+def test_each_table_has_snapshot_and_correction_folders_of_its_own(tmp_path: Path) -> None:
+    """Issue 17 (6): two tables whose stores share a folder never share (and prune) photos."""
+    tables = []
+    for name in ("t1", "t2"):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(
+            f'[table]\nname = "{name}"\nstore = "{tmp_path / name}.db"\n'
+            '[camera]\nsource = "simulated"\n'
+        )
+        tables.append(load_config(path).table)
+    one, two = tables
+    assert one.snapshots == tmp_path / "t1-snapshots"
+    assert one.corrections == tmp_path / "t1-corrections"
+    assert {one.snapshots, one.corrections}.isdisjoint({two.snapshots, two.corrections})
+    named = tmp_path / "named.toml"
+    named.write_text(
+        f'[table]\nstore = "{tmp_path}/t3.db"\nsnapshots = "{tmp_path}/photos"\n'
+        '[camera]\nsource = "simulated"\n'
+    )
+    assert load_config(named).table.snapshots == tmp_path / "photos"  # named: kept as named

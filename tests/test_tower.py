@@ -542,3 +542,15 @@ def test_rereads_from_another_thread_never_stop_the_simulated_table(
             stop.set()
             thread.join()
         assert len(reads) >= 30
+
+
+def test_pruning_tolerates_photos_that_vanished(tmp_path: Path) -> None:
+    """Issue 17 (6): a photo listed for pruning and gone before it is looked at (another
+    process pruned it; here a link whose file is gone, listed but not there) is no failure."""
+    folder = tmp_path / "snapshots"
+    snapshots = Snapshots(folder, keep=2)
+    (folder / "gone.jpg").symlink_to(tmp_path / "nowhere.jpg")
+    frame = np.zeros((8, 8, 3), np.uint8)
+    for index in range(4):
+        assert snapshots.keep_frame(f"r{index}", frame) == f"r{index}.jpg"
+    assert {p.name for p in folder.glob("r*.jpg")} == {"r2.jpg", "r3.jpg"}
