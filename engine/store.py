@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,17 +57,33 @@ class StoreError(RuntimeError):
 class SessionStore:
     """Keeps one table session on disk; `save` after every change, `load` at start-up."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, wait_s: float = 0.0, read_only: bool = False) -> None:
+        """Open (or create) the store and claim it as its one writer, waiting up to `wait_s`
+        seconds for another writer to let go; `read_only` claims nothing and never writes,
+        so it reads a store a running tower holds."""
         self.path = Path(path)
+        self.read_only = read_only
+        self._owner: IO[str] | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._owner = _claim(self.path)
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
+            if read_only:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                self._db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False
+                )
+                self._db.execute("SELECT 1 FROM session LIMIT 1")  # a session store, readable
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._owner = _claim(self.path, wait_s)
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as error:
+            if self._owner is not None:
+                self._owner.close()
             raise StoreError(f"cannot open session store {self.path}: {error}") from None
+        if wait_s > 0:
+            self.wait_for_writers(wait_s)
         self._saved_seqs = {row[0] for row in self._db.execute("SELECT seq FROM rolls")}
         self._lock = threading.Lock()  # the publisher marks deliveries from its own thread
 
@@ -141,13 +158,16 @@ class SessionStore:
             db.execute("DELETE FROM outbox WHERE seq = ?", (seq,))
 
     def _transaction(self) -> _Transaction:
+        if self.read_only:
+            raise StoreError(f"session store {self.path} is open read-only")
         return _Transaction(self._db, self._lock)
 
     def close(self) -> None:
         """Close the database file and let another process have the table."""
         with self._lock:
             self._db.close()
-            self._owner.close()
+            if self._owner is not None:
+                self._owner.close()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -156,19 +176,28 @@ class SessionStore:
         self.close()
 
 
-def _claim(path: Path) -> IO[str]:
-    """Hold `<store>.lock` so that one process at a time writes a table (freed if it dies)."""
+def _claim(path: Path, wait_s: float = 0.0) -> IO[str]:
+    """Hold `<store>.lock` so that one process at a time writes a table (freed if it dies);
+    another writer is waited for up to `wait_s` seconds."""
     owner = open(path.with_name(path.name + ".lock"), "a+", encoding="utf-8")  # noqa: SIM115
-    try:
-        fcntl.lockf(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        owner.seek(0)
-        holder = owner.read().strip() or "another process"
-        owner.close()
-        raise StoreError(
-            f"session store {path} is in use by {holder}: one tower (or "
-            "`tidetower session`) at a time; send commands over MQTT instead"
-        ) from None
+    deadline, pause = time.monotonic() + wait_s, 0.01
+    while True:
+        try:
+            fcntl.lockf(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            left = deadline - time.monotonic()
+            if left > 0:
+                time.sleep(min(pause, left))  # lockf cannot wait with a timeout: poll
+                pause = min(pause * 2, 0.2)
+                continue
+            owner.seek(0)
+            holder = owner.read().strip() or "another process"
+            owner.close()
+            raise StoreError(
+                f"session store {path} is in use by {holder}: one tower (or "
+                "`tidetower session`) at a time; send commands over MQTT instead"
+            ) from None
     owner.truncate(0)
     owner.write(f"tidetower pid {os.getpid()}")
     owner.flush()

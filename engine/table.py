@@ -29,10 +29,12 @@ class Table:
         system: str = "tide",
         settings: Mapping[str, JSONValue] | None = None,
         clock: Callable[[], float] = time.time,
+        wait_s: float = 0.0,
     ) -> None:
+        """`wait_s`: how long to wait for another writer to let go of the store."""
         self.clock = clock
         """When things happen, in seconds since the epoch: rolls and GM actions carry it."""
-        self.store = SessionStore(store_path)
+        self.store = SessionStore(store_path, wait_s=wait_s)
         loaded = self.store.load()
         if loaded is None:
             loaded = pure.new_session(uuid.uuid4().hex[:8], system, settings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -15,6 +16,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from tidetower.engine.rules import RuleError
 from tidetower.engine.systems import get_system
@@ -38,20 +40,53 @@ class TableConfig(Section):
     system: str = "tide"
     settings: dict[str, Any] = Field(default_factory=dict)
     store: Path = Path("/var/lib/tidetower/session.db")
-    snapshots: Path = Path("/var/lib/tidetower/snapshots")
+    snapshots: Path = Path("/var/lib/tidetower/session-snapshots")
+    """Unset: `<store's stem>-snapshots` beside the store, so tables never share one."""
     snapshots_keep: int = Field(500, ge=0)
-    corrections: Path = Path("/var/lib/tidetower/corrections")
-    """Frames the GM finished reading, with the faces that counted: examples to teach from."""
+    corrections: Path = Path("/var/lib/tidetower/session-corrections")
+    """Frames the GM finished reading, with the faces that counted: examples to teach from.
+    Unset: `<store's stem>-corrections` beside the store."""
     corrections_keep: int = Field(200, ge=0)
 
-    @model_validator(mode="after")
-    def _system_accepts_settings(self) -> TableConfig:
-        """The rule system exists and takes these settings (checked at start, not mid-game)."""
+    @model_validator(mode="before")
+    @classmethod
+    def _folders_beside_the_store(cls, data: Any) -> Any:
+        """Each table's snapshots and corrections default to folders of its own, named after
+        its store: two towers whose stores share a folder never prune each other's files."""
+        if not isinstance(data, dict) or not isinstance(data.get("store"), str | Path):
+            return data
+        store = Path(data["store"])
+        data = dict(data)
+        for folder in ("snapshots", "corrections"):
+            data.setdefault(folder, store.with_name(f"{store.stem}-{folder}"))
+        return data
+
+    @field_validator("system")
+    @classmethod
+    def _system_exists(cls, system: str) -> str:
         try:
-            get_system(self.system).initial_state(self.settings)
+            get_system(system)
         except RuleError as error:
             raise ValueError(str(error)) from None
-        return self
+        return system
+
+    @field_validator("settings")
+    @classmethod
+    def _system_accepts_settings(
+        cls, settings: dict[str, Any], info: ValidationInfo
+    ) -> dict[str, Any]:
+        """The rule system takes these settings (checked at start, not mid-game); its own
+        refusal is reported at the key it names (`table.settings.marks_threshold`)."""
+        system = info.data.get("system")
+        if system is None:  # refused above
+            return settings
+        try:
+            get_system(system).initial_state(settings)
+        except RuleError as error:
+            key = error.field if error.field in settings else None
+            context = {"message": str(error), "key": key, "value": settings.get(key or "")}
+            raise PydanticCustomError("setting_refused", "{message}", context) from None
+        return settings
 
 
 class CameraConfig(Section):
@@ -119,15 +154,37 @@ class ConfigError(ValueError):
     """A config file that cannot be used; the message lists every problem."""
 
 
+SECRET_WORDS = ("password", "secret", "token", "key_file")
+"""A key whose name holds one of these may hold a secret: its value is never echoed."""
+
+
 def describe_errors(error: ValidationError) -> str:
-    """One line per problem: the key path, what is wrong, and the value found."""
+    """One line per problem: the key path, what is wrong, and the value found (a plain value
+    only: never a whole table, never a secret's)."""
     lines = []
     for problem in error.errors():
-        path = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+        loc = [str(part) for part in problem["loc"]]
         value = problem.get("input")
-        found = "" if problem["type"] == "missing" else f" (found {value!r})"
+        context = problem.get("ctx") or {}
+        if problem["type"] == "setting_refused":
+            value = context.get("value")
+            if context.get("key"):
+                loc.append(str(context["key"]))
+        path = ".".join(loc) or "(top level)"
+        shown = problem["type"] != "missing" and not isinstance(value, dict | list)
+        if any(word in path.lower() for word in SECRET_WORDS):
+            shown = False
+        found = f" (found {value!r})" if shown else ""
         lines.append(f"{path}: {problem['msg']}{found}")
     return "\n".join(lines)
+
+
+def _secrets_at_hand(config: TowerConfig) -> list[str]:
+    """What `run` would die of when it reaches for a secret: an unset `password_env`."""
+    name = config.mqtt.password_env
+    if name is not None and name not in os.environ:
+        return [f"mqtt.password_env: names the environment variable {name!r}, which is not set"]
+    return []
 
 
 def load_config(path: str | Path) -> TowerConfig:
@@ -137,11 +194,20 @@ def load_config(path: str | Path) -> TowerConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ConfigError(f"cannot read config {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path} is not UTF-8 text: byte {error.object[error.start]:#04x} on line {line}"
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}") from None
     try:
-        return TowerConfig.model_validate(data)
+        config = TowerConfig.model_validate(data)
     except ValidationError as error:
         raise ConfigError(
             f"{path} has {error.error_count()} problem(s):\n" + describe_errors(error)
         ) from None
+    problems = _secrets_at_hand(config)
+    if problems:
+        raise ConfigError(f"{path} has {len(problems)} problem(s):\n" + "\n".join(problems))
+    return config

@@ -14,7 +14,8 @@ import click
 from tidetower.engine.codec import dump
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.rules import RollRecord, RuleError
-from tidetower.engine.store import StoreError
+from tidetower.engine.session import SessionState
+from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.systems.tide.marks import TIERS
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
 from tidetower.engine.table import Table
@@ -50,10 +51,32 @@ def open_table(store: Path, create: bool = False) -> Iterator[Table]:
             "`tidetower session tide` (or give the right --store)"
         )
     try:
-        with Table(store) as table:
+        with Table(store, wait_s=WAIT_FOR_WRITER_S) as table:
             yield table
     except (RuleError, DieError, StoreError) as error:
         raise click.ClickException(str(error)) from None
+
+
+WAIT_FOR_WRITER_S = 5.0
+"""How long a `session` command waits for another writer (a tower, another command) to let
+go of the store before it says who holds it."""
+
+
+def read_session(store: Path) -> SessionState:
+    """The stored session, read without claiming the store: a running tower may hold it."""
+    if not store.exists():
+        raise click.ClickException(
+            f"no session at {store}: set one up with "
+            "`tidetower session tide` (or give the right --store)"
+        )
+    try:
+        with SessionStore(store, read_only=True) as reader:
+            state = reader.load()
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    if state is None:
+        raise click.ClickException(f"no session at {store} yet")
+    return state
 
 
 def apply(table: Table, kind: type[Command], **body: Any) -> None:
@@ -109,25 +132,24 @@ def session_group() -> None:
 @click.option("--last", default=5, show_default=True, help="How many recent rolls to list.")
 def show(store: Path, as_json: bool, last: int) -> None:
     """Show the rule system, the bar, the declared roll and the recent rolls."""
-    with open_table(store) as table:
-        state = table.state
-        if as_json:
-            click.echo(
-                json.dumps(
-                    {
-                        "system": state.system,
-                        "bar": dump(state.bar()),
-                        "declared": dump(state.declared),
-                        "history": [dump(r) for r in state.history[-last:]],
-                    }
-                )
+    state = read_session(store)  # read-only: works while the tower runs on the store
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "system": state.system,
+                    "bar": dump(state.bar()),
+                    "declared": dump(state.declared),
+                    "history": [dump(r) for r in state.history[-last:]],
+                }
             )
-            return
-        click.echo(f"session {state.session_id} · system {state.system}")
-        click.echo(render_bar(state.bar()))
-        click.echo(f"declared: {declared_line(dump(state.declared))}")
-        for record in state.history[-last:]:
-            _print_record(record, as_json=False)
+        )
+        return
+    click.echo(f"session {state.session_id} · system {state.system}")
+    click.echo(render_bar(state.bar()))
+    click.echo(f"declared: {declared_line(dump(state.declared))}")
+    for record in state.history[-last:]:
+        _print_record(record, as_json=False)
 
 
 @session_group.command("tide")

@@ -42,16 +42,10 @@ SIM_PINS = PinsConfig(
 
 def sim_config(store: Path, system: str = "tide") -> TowerConfig:
     """A tower with every part simulated, its session in `store` and its snapshots and
-    corrections beside it; the system starts from its default settings."""
-    folder = store.parent
-    table = TableConfig(
-        name="sim",
-        system=system,
-        settings={},
-        store=store,
-        snapshots=folder / "snapshots",
-        snapshots_keep=50,
-        corrections=folder / "corrections",
+    corrections beside it (`<stem>-snapshots`, `<stem>-corrections`: two simulated towers
+    whose stores share a folder keep their own); the system starts from its default settings."""
+    table = TableConfig.model_validate(
+        {"name": "sim", "system": system, "settings": {}, "store": store, "snapshots_keep": 50}
     )
     return TowerConfig(
         table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()
@@ -158,12 +152,12 @@ class SimulatedTable:
         return tuple(kind for die in turn.dice for kind in camera_kinds(die))
 
     def _gm_fixes(self) -> None:
-        """The GM looks at the tray and types in what the camera could not read."""
+        """The GM looks at the tray and types in what the camera could not read. Someone
+        else (a `reread` over MQTT) may change the tower's state meanwhile: a refusal then
+        only means this turn is over, the next one looks again."""
         attention = self.loop.attention
         if attention is None or attention.reading is None or not attention.reading.unreadable:
-            self.loop.rethrow()
-            self.source.reach_in()
-            self.source.wait(self.loop.timing.clear_frames + 2)
+            self._throw_again()
             return
         self.gm_fixes += 1
         box = attention.reading.unreadable[0].box
@@ -171,9 +165,16 @@ class SimulatedTable:
         try:
             self.loop.enter_die(0, truth.die, truth.value)
         except RuleError:
+            self._throw_again()
+
+    def _throw_again(self) -> None:
+        """Pick the dice up to throw again, unless the tower has moved on (a re-read)."""
+        try:
             self.loop.rethrow()
-            self.source.reach_in()
-            self.source.wait(self.loop.timing.clear_frames + 2)
+        except RuleError:
+            return
+        self.source.reach_in()
+        self.source.wait(self.loop.timing.clear_frames + 2)
 
 
 def _distance(a: tuple[float, ...], b: tuple[float, ...]) -> float:

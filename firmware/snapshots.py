@@ -42,6 +42,14 @@ class Snapshots:
             (self.folder / name).unlink(missing_ok=True)
 
     def _prune(self) -> None:
-        files = sorted(self.folder.glob("*.jpg"), key=lambda p: p.stat().st_mtime_ns)
-        for old in files[: max(0, len(files) - self.keep)]:
+        """Remove the oldest beyond `keep`; a file that vanished meanwhile (another process
+        pruning the same folder, a person tidying up) is simply gone already."""
+        files = []
+        for path in self.folder.glob("*.jpg"):
+            try:
+                files.append((path.stat().st_mtime_ns, path))
+            except FileNotFoundError:
+                continue
+        files.sort()
+        for _, old in files[: max(0, len(files) - self.keep)]:
             old.unlink(missing_ok=True)

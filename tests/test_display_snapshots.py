@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from mqtt_fixtures import free_port
 
+from tidetower.firmware.config import load_config
 from tidetower.mqtt.display.server import DisplayServer, configured_snapshots
 from tidetower.mqtt.settings import MqttSettings
 
@@ -87,3 +88,5 @@ def test_the_photos_folder_comes_from_the_towers_config(tmp_path: Path) -> None:
     config.write_text('[mqtt]\nhost = "pi.local"\n')
     assert configured_snapshots(config) is None  # named nowhere: --snapshots DIR says it
     assert configured_snapshots(None) is None
+    config.write_text('[table]\nstore = "/srv/t1.db"\n[camera]\nsource = "simulated"\n')
+    assert configured_snapshots(config) == load_config(config).table.snapshots  # as the tower

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
+from tidetower.firmware import session_cli
 from tidetower.firmware.cli import main
 from tidetower.mqtt.wording import declared_line, reply_line
 
@@ -63,3 +69,75 @@ def test_a_roll_taken_back_is_put_back_by_hand(tmp_path: Path) -> None:
     assert again.exit_code == 0 and again.output.startswith("put back ")
     assert "2 Marks" in again.output
     assert _session(store, "redo").exit_code == 1  # one roll taken back, one put back
+
+
+HOLDER = """
+import sys
+from tidetower.engine.table import Table
+with Table(sys.argv[1]):
+    print("holding", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def _holder(store: Path) -> subprocess.Popen[str]:
+    """Another process (a tower) that holds the store until told to let go."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+    return holder
+
+
+def _let_go(holder: subprocess.Popen[str]) -> None:
+    assert holder.stdin is not None
+    holder.stdin.write("\n")
+    holder.stdin.close()
+    assert holder.wait() == 0
+
+
+def test_session_show_reads_a_store_the_tower_holds(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    assert _session(store, "tide", "3", "2").exit_code == 0
+    assert _session(store, "roll", "d6=4").exit_code == 0
+    holder = _holder(store)
+    try:
+        shown = _session(store, "show", "--json")
+        assert shown.exit_code == 0, shown.output
+        assert len(json.loads(shown.output)["history"]) == 1
+    finally:
+        _let_go(holder)
+    assert _session(store, "roll", "d6=5").exit_code == 0  # show claimed nothing
+
+
+def test_a_session_command_waits_for_the_writer_to_let_go(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    assert _session(store, "tide", "3", "2").exit_code == 0
+    holder = _holder(store)
+    results: list[Result] = []
+    command = threading.Thread(target=lambda: results.append(_session(store, "roll", "d6=4")))
+    command.start()
+    _let_go(holder)  # within the command's wait: it goes ahead instead of failing at once
+    command.join()
+    assert results[0].exit_code == 0, results[0].output
+    assert len(json.loads(_session(store, "show", "--json").output)["history"]) == 1
+
+
+def test_a_writer_that_never_lets_go_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.db"
+    assert _session(store, "tide", "3", "2").exit_code == 0
+    monkeypatch.setattr(session_cli, "WAIT_FOR_WRITER_S", 0.2)
+    holder = _holder(store)
+    try:
+        refused = _session(store, "roll", "d6=4")
+    finally:
+        _let_go(holder)
+    assert refused.exit_code == 1
+    assert f"Error: session store {store} is in use by tidetower pid {holder.pid}" in (
+        refused.output
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -482,3 +483,74 @@ def test_the_tray_photo_is_kept_for_the_gm_and_the_roll_and_typed_dice_say_so(
     assert on_disk == [True]  # the photo was there before anyone heard of the roll
     assert record.snapshot == f"{record.id}.jpg" and record.reading is not None
     assert [d["confidence"] for d in record.reading] == [None, None]  # typed by the GM
+
+
+def test_rereads_between_steps_never_stop_the_simulated_table(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """Issue 17 (4): the GM's re-reads change the tower's state under the simulated people
+    (as `cmd/reread` does in `run --sim`); they take the state as they find it and go on."""
+    config = sim_config(tmp_path / "s.db")
+    with Tower(config, simulated_parts(config, 11)) as tower:
+        sim = _people(tower)
+        sim.hand_chance = 0.0
+        reads: list[int] = []
+        tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
+        rereads = refused = 0
+        for step in range(3000):
+            tower.step()
+            if step % 3 == 0:
+                try:
+                    tower.loop.reread()
+                    rereads += 1
+                except RuleError:
+                    refused += 1
+            if len(reads) >= 20:
+                break
+        assert rereads > 0 and refused > 0
+        assert len(reads) >= 20  # the table kept throwing and the tower kept recording
+        assert tower.table.state.history
+
+
+def test_rereads_from_another_thread_never_stop_the_simulated_table(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """The race of issue 17 (4): a re-read from the command thread lands between the
+    simulated GM seeing NEEDS_ATTENTION and throwing again; the tower keeps recording."""
+    config = sim_config(tmp_path / "s.db")
+    stop = threading.Event()
+    with Tower(config, simulated_parts(config, 3)) as tower:
+        _people(tower).hand_chance = 0.0
+        reads: list[int] = []
+        tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
+
+        def gm() -> None:  # re-reads whenever the tower asks for the GM
+            while not stop.wait(0.0002):
+                if tower.loop.state is not TowerState.NEEDS_ATTENTION:
+                    continue
+                with contextlib.suppress(RuleError):
+                    tower.loop.reread()
+
+        thread = threading.Thread(target=gm, daemon=True)
+        thread.start()
+        try:
+            for _ in range(4000):
+                tower.step()
+                if len(reads) >= 30:
+                    break
+        finally:
+            stop.set()
+            thread.join()
+        assert len(reads) >= 30
+
+
+def test_pruning_tolerates_photos_that_vanished(tmp_path: Path) -> None:
+    """Issue 17 (6): a photo listed for pruning and gone before it is looked at (another
+    process pruned it; here a link whose file is gone, listed but not there) is no failure."""
+    folder = tmp_path / "snapshots"
+    snapshots = Snapshots(folder, keep=2)
+    (folder / "gone.jpg").symlink_to(tmp_path / "nowhere.jpg")
+    frame = np.zeros((8, 8, 3), np.uint8)
+    for index in range(4):
+        assert snapshots.keep_frame(f"r{index}", frame) == f"r{index}.jpg"
+    assert {p.name for p in folder.glob("r*.jpg")} == {"r2.jpg", "r3.jpg"}

@@ -227,15 +227,22 @@ def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: l
 
 
 def configured_snapshots(config_path: Path | None) -> Path | None:
-    """The tray photos' folder a tower config names (`[table] snapshots`), if it names one."""
+    """The tray photos' folder a tower config names (`[table] snapshots`), else the one the
+    tower derives from its `[table] store` (`<stem>-snapshots` beside it), if it names one."""
     if config_path is None:
         return None
     try:
         table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("table", {})
     except (OSError, tomllib.TOMLDecodeError):
         return None  # node_settings has said what is wrong with the file
-    folder = table.get("snapshots") if isinstance(table, dict) else None
-    return Path(folder) if isinstance(folder, str) else None
+    if not isinstance(table, dict):
+        return None
+    folder, store = table.get("snapshots"), table.get("store")
+    if isinstance(folder, str):
+        return Path(folder)
+    if isinstance(store, str):
+        return Path(store).with_name(f"{Path(store).stem}-snapshots")
+    return None
 
 
 @click.command("display")
