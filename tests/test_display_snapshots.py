@@ -90,3 +90,14 @@ def test_the_photos_folder_comes_from_the_towers_config(tmp_path: Path) -> None:
     assert configured_snapshots(None) is None
     config.write_text('[table]\nstore = "/srv/t1.db"\n[camera]\nsource = "simulated"\n')
     assert configured_snapshots(config) == load_config(config).table.snapshots  # as the tower
+
+
+def test_the_server_does_not_say_which_python_runs_it(server: DisplayServer) -> None:
+    host, port = server.httpd.server_address[:2]
+    connection = http.client.HTTPConnection(str(host), int(port), timeout=10)
+    try:
+        connection.request("GET", "/")
+        said = connection.getresponse().getheader("Server") or ""
+    finally:
+        connection.close()
+    assert said.strip() == "tidetower"

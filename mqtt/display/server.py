@@ -104,6 +104,9 @@ def _handler(
         """Serves the page's files, config.json, its QR code and the tray photos; nothing
         else."""
 
+        server_version = "tidetower"  # no Python version for a guest to look up
+        sys_version = ""
+
         def do_GET(self) -> None:
             name = self.path.split("?")[0].lstrip("/") or "display.html"
             if name == "config.json":
