@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import cv2
@@ -35,6 +37,22 @@ def test_non_image_is_an_image_error(tmp_path: Path) -> None:
 def test_directory_is_an_image_error(tmp_path: Path) -> None:
     with pytest.raises(ImageError):
         load_image(tmp_path)
+
+
+def test_a_pipe_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "tray.jpg"
+    os.mkfifo(fifo)  # reading it would block until someone writes: it must not be opened
+    refused: list[str] = []
+
+    def read() -> None:
+        with pytest.raises(ImageError, match="not a regular file") as error:
+            load_image(fifo)
+        refused.append(str(error.value))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(30)  # a guard so a regression fails here instead of hanging the suite
+    assert refused, "load_image blocked on the pipe (or raised something else)"
 
 
 def test_truncated_jpeg_does_not_crash(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ class ImageError(ValueError):
 def load_image(path: str | Path) -> np.ndarray:
     """Load a photo as BGR, refusing clearly anything that is not a decodable image."""
     p = Path(path)
+    if p.exists() and not p.is_file():  # a FIFO or a device would block the read for ever
+        raise ImageError(f"{p}: not a regular file (a folder, pipe or device)")
     try:
         data = np.fromfile(p, dtype=np.uint8)
     except OSError as err:
