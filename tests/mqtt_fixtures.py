@@ -296,9 +296,11 @@ class Listener:
         check: Callable[[dict[str, Any]], bool] = lambda _: True,
         timeout: float = WAIT,
     ) -> dict[str, Any]:
-        """The JSON body of the first message on `topic` that passes `check`."""
+        """The JSON body of the first message on `topic` that passes `check`; an empty
+        message (a retained topic cleared, e.g. `tower` on connect) is no body and is passed."""
         message = self.wait_for(
-            lambda m: m.topic == topic and check(json.loads(m.payload)), timeout
+            lambda m: m.topic == topic and m.payload != b"" and check(json.loads(m.payload)),
+            timeout,
         )
         body: dict[str, Any] = json.loads(message.payload)
         return body
