@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from tidetower.engine.bounds import MAX_DEPTH, text_problem
+from tidetower.engine.codec import dump, load
 from tidetower.engine.dice import Die, DieError, DieKind, Roll
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.table import Table
@@ -344,31 +345,12 @@ class CommandDesk:
 
 
 def declare_command(context: RollContext, request: str) -> DeclareCommand:
-    """The declare command that sets `context` (a button amends the declared roll this way)."""
-    return DeclareCommand(
-        id=request,
-        actor=context.actor,
-        side=context.side,
-        tide_linked=context.tide_linked,
-        reply_to=context.reply_to,
-        mode=context.mode,
-        pool=context.pool,
-        tier=context.tier.value if context.tier else None,
-        marks=context.marks,
-        params=dict(context.params),
-    )
+    """The declare command that sets `context` (a button amends the declared roll this way);
+    the command's fields are the RollContext's, so the codec maps them both ways."""
+    return DeclareCommand.model_validate({"id": request, **dump(context)})
 
 
 def _context(command: DeclareCommand) -> RollContext:
     """The engine's RollContext from a declare command."""
-    return RollContext(
-        actor=command.actor,
-        side=command.side,
-        tide_linked=command.tide_linked,
-        reply_to=command.reply_to,
-        mode=command.mode,
-        pool=command.pool,
-        tier=DieKind(command.tier) if command.tier else None,
-        marks=command.marks,
-        params=command.params,
-    )
+    context: RollContext = load(RollContext, command.model_dump(exclude={"v", "id"}))
+    return context
