@@ -58,7 +58,7 @@ class LanAccess:
 def lan_access(settings: MqttSettings, folder: Path | None) -> LanAccess | None:
     """The secrets of an embedded broker that serves the LAN, made on its first start; None
     for a broker that stays on this machine or is not the tower's own."""
-    if not (settings.embedded and settings.lan):
+    if not settings.guarded:
         return None
     if folder is None:
         raise BrokerStartError("[mqtt] lan: no folder to keep the GM token in")

@@ -38,8 +38,9 @@ def link_lines(settings: MqttSettings, access: LanAccess | None) -> list[str]:
             f"MQTT broker started in this process: {where}, this machine only"
             " (--lan lets the table's phones join)"
         ]
+    reach = "for the LAN" if settings.lan else "reachable beyond this machine (bind)"
     return [
-        f"MQTT broker started in this process for the LAN: {where}; anyone may read the table,"
+        f"MQTT broker started in this process {reach}: {where}; anyone may read the table,"
         f" commands need the GM token",
         f"GM token (user {GM_USER}, on the page under Connection): {access.gm_token}"
         f"  (kept in {access.token_file})",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from pathlib import Path
@@ -95,6 +96,14 @@ class MqttSettings(BaseModel):
             return self.bind
         return "0.0.0.0" if self.lan else "127.0.0.1"
 
+    @property
+    def guarded(self) -> bool:
+        """True when the embedded broker is reachable beyond this machine, so only the GM's
+        token may send commands (asked for with `lan`, or implied by a wider `bind`)."""
+        if not self.embedded:
+            return False
+        return self.lan or not is_loopback(self.listen_host())
+
     def broker_host(self) -> str:
         """The host clients connect to: the configured broker, or the embedded one."""
         if self.host is not None:
@@ -144,3 +153,13 @@ def load_mqtt_settings(path: str | Path | None) -> MqttSettings:
         first = error.errors()[0]
         where = ".".join(str(p) for p in ("mqtt", *first["loc"]))
         raise ValueError(f"{path}: {where}: {first['msg']}") from None
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address (or `localhost`) that only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,6 @@ from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.table import Table
 from tidetower.mqtt.publisher import TablePublisher
-from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
 
@@ -214,83 +211,6 @@ def _reply_without_id(gm: Gm, name: str, body: dict[str, Any] | bytes) -> dict[s
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     assert gm.listener.client.publish(gm.topics.command(name), raw, qos=1)
     return gm.listener.json_on(gm.topics.command_result, lambda b: b["id"] is None)
-
-
-ACL = """\
-# The tower writes the table's state and command replies, and reads commands.
-user tower
-topic write tidetower/+/status
-topic write tidetower/+/tide
-topic write tidetower/+/session
-topic write tidetower/+/roll
-topic write tidetower/+/tower
-topic write tidetower/+/teach
-topic write tidetower/+/learn
-topic write tidetower/+/cmd/result
-topic read tidetower/+/cmd/+
-# GM tablets read everything and send commands.
-user gm
-topic read tidetower/#
-topic write tidetower/+/cmd/+
-# Displays and LED nodes only read (an LED node also drives its WLED).
-user display
-topic read tidetower/#
-user ledbar
-topic read tidetower/#
-topic readwrite wled/#
-"""
-
-
-def test_a_display_user_cannot_send_commands(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    passwords = tmp_path / "passwords"
-    for number, user in enumerate(("tower", "gm", "display")):
-        flags = ["-c"] if number == 0 else []
-        subprocess.run(
-            ["mosquitto_passwd", "-b", *flags, str(passwords), user, f"{user}-pw"], check=True
-        )
-    (tmp_path / "acl").write_text(ACL)
-    broker = Mosquitto(
-        tmp_path,
-        extra=f"allow_anonymous false\npassword_file {passwords}\nacl_file {tmp_path / 'acl'}\n",
-    ).start()
-    for user in ("tower", "gm", "display"):
-        monkeypatch.setenv(f"PW_{user.upper()}", f"{user}-pw")
-    try:
-        _display_refused_gm_obeyed(broker, tmp_path)
-    finally:
-        broker.stop()
-
-
-def _display_refused_gm_obeyed(broker: Mosquitto, tmp_path: Path) -> None:
-    tower = broker.settings(username="tower", password_env="PW_TOWER")
-    topics = Topics.of(tower)
-
-    def as_user(user: str) -> MqttSettings:
-        return tower.model_copy(update={"username": user, "password_env": f"PW_{user.upper()}"})
-
-    with (
-        TablePublisher(Table(tmp_path / "s.db"), tower) as publisher,
-        Listener(as_user("display"), topics.tide, topics.tower, topics.command_result) as display,
-        Listener(as_user("gm"), topics.command_result) as gm,
-    ):
-        assert display.json_on(topics.tide)["position"] == 8  # displays may read
-        publisher.tower_state("idle")
-        shown = display.wait_for(lambda m: m.topic == topics.tower and m.payload != b"")
-        assert json.loads(shown.payload)["state"] == "idle"
-        # the broker has routed (or refused) the display's command once it acknowledges it,
-        # so a reply to it would reach the display before the reply to the GM's, sent after
-        acked = threading.Event()
-        body = '{"id": "d", "weight_a": 3}'
-        assert display.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
-        assert acked.wait(WAIT)
-        gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
-        assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
-        display.json_on(topics.command_result, lambda b: b["id"] == "g")
-        replies = [m for m in display.seen if m.topic == topics.command_result]
-        assert all(json.loads(m.payload).get("id") != "d" for m in replies)
-        assert publisher.table.bar().position == 4  # the GM's Tide, never the display's
 
 
 class BrokenCamera(ReadLoop):

@@ -71,6 +71,36 @@ def test_the_lan_broker_keeps_the_gm_token_and_lets_only_the_gm_command(
     assert all(token not in record.getMessage() for record in caplog.records)
 
 
+def test_a_broker_bound_beyond_loopback_without_lan_still_guards_the_commands(
+    tmp_path: Path,
+) -> None:
+    settings, said = MqttSettings(port=free_port(), ws_port=free_port(), bind="0.0.0.0"), []
+    topics = Topics.of(settings)
+    with table_link(Table(tmp_path / "s.db"), settings, announce=said.append) as publisher:
+        assert "beyond this machine" in said[0] and "commands need the GM token" in said[0]
+        token_file = tmp_path / "gm-token"
+        assert token_file.read_text().strip() in said[1]
+        guest = settings.model_copy(update={"host": "127.0.0.1"})
+        gm = guest.model_copy(update={"username": GM_USER, "password_file": str(token_file)})
+        with Listener(guest, topics.tide) as reader, Listener(gm, topics.command_result) as gm:
+            acked = threading.Event()
+            body = '{"id": "guest", "weight_a": 3}'
+            assert reader.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
+            assert acked.wait(WAIT)
+            gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
+            assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
+            replies = [json.loads(m.payload) for m in gm.seen if m.topic == topics.command_result]
+            assert [r["id"] for r in replies] == ["g"]  # the guest's never reached the tower
+            assert publisher.table.bar().position == 4
+
+
+def test_a_broker_on_loopback_stays_open_to_this_machine() -> None:
+    assert not MqttSettings(bind="127.0.0.1").guarded
+    assert not MqttSettings(bind="localhost").guarded
+    assert MqttSettings(bind="192.168.1.20").guarded and MqttSettings(lan=True).guarded
+    assert not MqttSettings(host="pi.local", bind="0.0.0.0").guarded  # not the tower's own
+
+
 def test_a_wrong_token_is_refused(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     settings = _lan_settings()

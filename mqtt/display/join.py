@@ -9,6 +9,8 @@ import ipaddress
 import ifaddr
 import segno
 
+from tidetower.mqtt.settings import is_loopback
+
 EVERY_ADDRESS = ("0.0.0.0", "::", "")
 
 
@@ -24,16 +26,6 @@ def lan_addresses() -> list[str]:
             if not (address.is_loopback or address.is_link_local) and address not in found:
                 found.append(address)
     return [str(a) for a in sorted(found, key=lambda a: not a.is_private)]
-
-
-def is_loopback(host: str) -> bool:
-    """True for an address (or `localhost`) that only this machine can reach."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def join_urls(bind: str, port: int) -> list[str]:

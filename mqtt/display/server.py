@@ -24,9 +24,9 @@ import click
 
 from tidetower.engine.systems import get_system
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
-from tidetower.mqtt.display.join import EVERY_ADDRESS, is_loopback, join_urls, qr_svg, qr_text
+from tidetower.mqtt.display.join import EVERY_ADDRESS, join_urls, qr_svg, qr_text
 from tidetower.mqtt.options import ConfigExit, lan_option, node_options, node_settings
-from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.settings import MqttSettings, is_loopback
 
 PAGE_DIR = Path(__file__).resolve().parent
 FILES = {
@@ -89,7 +89,7 @@ def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
             "prefix": settings.prefix,
             "table": settings.table,
             "join_url": join_url,
-            "gm_token": settings.lan,  # the broker takes commands with the GM token only
+            "gm_token": settings.lan or settings.guarded,  # commands need the GM token
         }
     ).encode()
 
