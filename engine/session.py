@@ -75,7 +75,8 @@ class SessionState:
 def new_session(
     session_id: str, system: str = "tide", settings: Mapping[str, JSONValue] | None = None
 ) -> SessionState:
-    """A session with a fresh tracker for `system`."""
+    """A session with a fresh tracker for `system`; settings out of bounds are refused."""
+    check_json(settings or {}, "settings")
     tracker = get_system(system).initial_state(settings or {})
     return SessionState(session_id=session_id, system=system, tracker=tracker)
 

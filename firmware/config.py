@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from tidetower.engine.rules import RuleError
+from tidetower.engine.session import new_session
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.vision.settings import ReaderSettings
@@ -81,10 +82,11 @@ class TableConfig(Section):
         if system is None:  # refused above
             return settings
         try:
-            get_system(system).initial_state(settings)
+            new_session("config", system, settings)
         except RuleError as error:
-            key = error.field if error.field in settings else None
-            context = {"message": str(error), "key": key, "value": settings.get(key or "")}
+            top = (error.field or "").split(".")[0]
+            key = error.field if top in settings else None
+            context = {"message": str(error), "key": key, "value": settings.get(top)}
             raise PydanticCustomError("setting_refused", "{message}", context) from None
         return settings
 

@@ -156,12 +156,14 @@ class SimulatedTable:
         else (a `reread` over MQTT) may change the tower's state meanwhile: a refusal then
         only means this turn is over, the next one looks again."""
         attention = self.loop.attention
-        if attention is None or attention.reading is None or not attention.reading.unreadable:
+        reading = attention.reading if attention is not None else None
+        tray = tuple(self.source.dice)  # as it is now: a re-read may empty it meanwhile
+        if reading is None or not reading.unreadable or not tray:
             self._throw_again()
             return
         self.gm_fixes += 1
-        box = attention.reading.unreadable[0].box
-        truth = min(self.source.dice, key=lambda d: _distance(d.box, box))
+        box = reading.unreadable[0].box
+        truth = min(tray, key=lambda d: _distance(d.box, box))
         try:
             self.loop.enter_die(0, truth.die, truth.value)
         except RuleError:

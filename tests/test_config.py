@@ -123,6 +123,19 @@ def test_a_setting_of_the_wrong_type_names_its_key_and_the_systems_refusal(
     assert "{" not in problem
 
 
+def test_settings_beyond_the_general_bounds_are_refused_at_validation(tmp_path: Path) -> None:
+    deep = "1"
+    for key in "abcdefghi":
+        deep = f"{{{key} = {deep}}}"
+    for system in ("tide", "d6-pool", "graded-d100"):
+        table = f'[table]\nsystem = "{system}"\n[table.settings]\nlabel_a = {deep}\n'
+        problem = _problem(_config(tmp_path, table)).splitlines()[1]
+        assert problem.startswith("table.settings.label_a.i.h.g.f.e.d.c: settings nest deeper")
+        assert "found" not in problem  # a nested table is not echoed
+    wide = "[table.settings]\nlabel_a = [" + ", ".join(["1"] * 65) + "]\n"
+    assert "holds 65 items; the limit is 64" in _problem(_config(tmp_path, wide))
+
+
 def test_an_unset_password_env_names_the_key_and_the_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

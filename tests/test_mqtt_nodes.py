@@ -3,6 +3,8 @@ Assistant: test_mqtt_ha.py)."""
 
 from __future__ import annotations
 
+import gc
+import inspect
 import json
 import queue
 import signal
@@ -223,6 +225,31 @@ def test_an_embedded_broker_on_a_busy_port_says_so() -> None:
         settings = MqttSettings(port=port, ws_port=free_port())
         with pytest.raises(BrokerStartError, match=f"127.0.0.1:{port}"):
             EmbeddedBroker(settings).start()
+
+
+def _amqtt_coroutines_waiting() -> int:
+    """amqtt's coroutines that are suspended, not finished: each one a task left running."""
+    gc.collect()
+    return sum(
+        1
+        for thing in gc.get_objects()
+        if inspect.iscoroutine(thing)
+        and inspect.getcoroutinestate(thing) == inspect.CORO_SUSPENDED
+        and "amqtt" in thing.cr_code.co_filename
+    )
+
+
+def test_a_stopped_broker_leaves_nothing_running_even_with_a_client_connected() -> None:
+    before = _amqtt_coroutines_waiting()
+    for _ in range(3):  # a test run starts many; amqtt shares state between them
+        settings = MqttSettings(port=free_port(), ws_port=free_port())
+        broker = EmbeddedBroker(settings).start()
+        client = settings.model_copy(update={"host": "127.0.0.1"})
+        with Listener(client, "t/#") as listener:
+            assert listener.client.publish("t/x", "1", qos=1)
+            listener.wait_for(lambda m: m.topic == "t/x")
+            broker.stop()  # the listener is still connected, as a tower's own client is
+    assert _amqtt_coroutines_waiting() == before
 
 
 def test_the_ledbar_says_when_it_cannot_reach_the_broker_and_when_it_is_back(
