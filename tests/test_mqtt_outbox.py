@@ -5,6 +5,7 @@ the retained `tower` never blinks empty on a normal start."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sqlite3
@@ -72,7 +73,7 @@ def _poisoned_store(path: Path) -> list[int]:
         bar = {**dump(table.bar()), "label_a": "\ud800"}
         body: dict[str, JSONValue] = {"system": "tide", "bar": bar, "declared": {}}
         table.store.save(table.state, [OutboxEvent("state", body)] * POISONED)
-    with sqlite3.connect(path) as db:
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("INSERT INTO outbox (kind, body) VALUES ('roll', '{not json')")
         return [seq for (seq,) in db.execute("SELECT seq FROM outbox ORDER BY seq")]
 
