@@ -38,6 +38,12 @@ CREATE TABLE IF NOT EXISTS outbox (
     kind TEXT NOT NULL,
     body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS parked (
+    seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    reason TEXT NOT NULL
+);
 """
 
 
@@ -48,6 +54,14 @@ class OutboxEvent:
     kind: str
     body: JSONValue
     seq: int = 0
+
+
+@dataclass(frozen=True)
+class ParkedEvent:
+    """An outbox event set aside because it cannot be published, and why; kept to retry."""
+
+    event: OutboxEvent
+    reason: str
 
 
 class StoreError(RuntimeError):
@@ -145,17 +159,54 @@ class SessionStore:
         self._saved_seqs = seqs
 
     def pending(self, limit: int = 100) -> list[OutboxEvent]:
-        """Undelivered events, oldest first."""
+        """Undelivered events, oldest first (set-aside ones are not among them)."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT seq, kind, body FROM outbox ORDER BY seq LIMIT ?", (limit,)
             ).fetchall()
-        return [OutboxEvent(kind, json.loads(body), seq) for seq, kind, body in rows]
+        return [OutboxEvent(kind, _body(body), seq) for seq, kind, body in rows]
 
     def delivered(self, seq: int) -> None:
         """Forget an event once the broker has acknowledged it."""
         with self._transaction() as db:
             db.execute("DELETE FROM outbox WHERE seq = ?", (seq,))
+
+    def park(self, seq: int, reason: str) -> None:
+        """Set an event that cannot be published aside, with why, so that the events behind
+        it go on; it is kept (`parked`) to be looked at and sent again after a fix."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO parked SELECT seq, kind, body, ? FROM outbox WHERE seq = ?",
+                (reason, seq),
+            )
+            db.execute("DELETE FROM outbox WHERE seq = ?", (seq,))
+
+    def parked(self) -> list[ParkedEvent]:
+        """The events set aside, oldest first."""
+        if self.read_only and not self._has("parked"):
+            return []  # a store no tower of this version has opened yet sets none aside
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, kind, body, reason FROM parked ORDER BY seq"
+            ).fetchall()
+        return [ParkedEvent(OutboxEvent(k, _body(b), s), reason) for s, k, b, reason in rows]
+
+    def unpark(self) -> int:
+        """Put every event set aside back in the outbox, in its old place; returns how many.
+        The next connect sends them, then the current state (a fix may make them sendable)."""
+        with self._transaction() as db:
+            moved = db.execute(
+                "INSERT INTO outbox (seq, kind, body) SELECT seq, kind, body FROM parked"
+            ).rowcount
+            db.execute("DELETE FROM parked")
+        return moved
+
+    def _has(self, table: str) -> bool:
+        with self._lock:
+            found = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone()
+        return found is not None
 
     def _transaction(self) -> _Transaction:
         if self.read_only:
@@ -174,6 +225,16 @@ class SessionStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _body(text: str) -> JSONValue:
+    """A stored event's body; text that is not JSON (a damaged row) comes back as the text
+    itself, which no reader takes for an event, so the publisher sets it aside."""
+    try:
+        body: JSONValue = json.loads(text)
+    except ValueError:
+        return text
+    return body
 
 
 def _claim(path: Path, wait_s: float = 0.0) -> IO[str]:

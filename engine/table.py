@@ -15,6 +15,7 @@ from pathlib import Path
 from tidetower.engine import session as pure
 from tidetower.engine.codec import dump
 from tidetower.engine.dice import Roll
+from tidetower.engine.hooks import Hooks, Problems
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord
 from tidetower.engine.session import SessionState, TableAction
 from tidetower.engine.store import OutboxEvent, SessionStore
@@ -42,8 +43,11 @@ class Table:
         self.state: SessionState = loaded
         # The read loop, buttons and MQTT commands change the session from their own threads.
         self.lock = threading.RLock()
-        # Called after every saved change, e.g. to wake the MQTT publisher.
-        self.listeners: list[Callable[[OutboxEvent], None]] = []
+        self.problems = Problems()
+        """What the tower could not do lately: a roll it could not draw or publish."""
+        # Called after every saved change, e.g. to wake the MQTT publisher; the change is
+        # saved already, so a listener that fails is reported and the others still hear.
+        self.listeners: Hooks[[OutboxEvent]] = Hooks("passing it on", self.problems)
 
     def _commit(
         self,
@@ -65,8 +69,7 @@ class Table:
         event = OutboxEvent(kind, body)
         self.store.save(state, [event])
         self.state = state
-        for listener in list(self.listeners):
-            listener(event)
+        self.listeners.call(_about(kind, record), event)
         return state
 
     def declare(self, context: RollContext) -> None:
@@ -130,3 +133,8 @@ class Table:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _about(kind: str, record: RollRecord | None) -> str:
+    """The change a listener failed on, for its report: "roll a52950ec-3", "undo a52950ec-2"."""
+    return f"{kind} {record.id}" if record is not None else f"the table's {kind} change"

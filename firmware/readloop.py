@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tidetower.engine.dice import DieError, Roll
+from tidetower.engine.hooks import Hooks
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.table import Table
 from tidetower.engine.tray import (
@@ -80,9 +81,13 @@ class ReadLoop:
         self.error: str | None = None
         self.source_ended: str | None = None
         """Why a finite camera (a replay) has no more frames; None while it has."""
-        self.on_roll: list[Callable[[RollRecord, Reading], None]] = []
-        self.on_state: list[Callable[[TowerState], None]] = []
-        self.before_record: list[Callable[[Reading], None]] = []  # e.g. announce "new" on MQTT
+        # Each listener is called in turn; one that fails (a terminal that cannot draw the
+        # roll, a wire that cannot publish it) is reported in the table's problems, and the
+        # loop carries on: the roll is stored already.
+        problems = table.problems
+        self.on_roll: Hooks[[RollRecord, Reading]] = Hooks("drawing or announcing it", problems)
+        self.on_state: Hooks[[TowerState]] = Hooks("showing it", problems)
+        self.before_record: Hooks[[Reading]] = Hooks("announcing the dice seen", problems)
         # step() runs on the loop thread; MQTT commands call reread/enter_die from theirs.
         self._lock = threading.RLock()
         self._dropped = threading.Event()
@@ -203,8 +208,7 @@ class ReadLoop:
         self._since = self.clock()
         self.devices.show(state)
         self.devices.light_tray(state is TowerState.READING)
-        for listener in list(self.on_state):
-            listener(state)
+        self.on_state.call(f"the tower's state {state.value}", state)
 
     def _elapsed(self) -> float:
         return self.clock() - self._since
@@ -259,8 +263,7 @@ class ReadLoop:
             self._record(reading)
 
     def _record(self, reading: Reading) -> None:
-        for announce in list(self.before_record):
-            announce(reading)
+        self.before_record.call("a throw about to be recorded", reading)
         try:
             record = self._record_roll(roll_of(reading), reading)
         except (RuleError, DieError) as error:
@@ -268,8 +271,7 @@ class ReadLoop:
             return
         self.attention = None
         self._enter(TowerState.RESULT)
-        for listener in list(self.on_roll):
-            listener(record, reading)
+        self.on_roll.call(f"roll {record.id} (stored)", record, reading)
 
     def _record_roll(self, roll: Roll, reading: Reading) -> RollRecord:
         """Record the roll; a re-read first takes back the roll it replaces, if still last."""

@@ -157,7 +157,12 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
     say = functools.partial(click.echo, err=True)
     try:
         link = table_link(
-            tower.table, config.mqtt, controls=tower.loop, learner=tower.learner, announce=say
+            tower.table,
+            config.mqtt,
+            controls=tower.loop,
+            learner=tower.learner,
+            announce=say,
+            loop=tower.loop,  # the tower's state and anything it needs the GM for
         )
         publisher = link.__enter__()
     except (BrokerStartError, ValueError) as error:
@@ -169,7 +174,6 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
     tower.loop.before_record.append(
         lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice])
     )
-    publisher.follow_loop(tower.loop)  # the tower's state and anything it needs the GM for
     if tower.learner is not None:
         publisher.follow_learning(tower.learner)
     try:

@@ -291,3 +291,28 @@ def system(store: Path, name: str) -> None:
     with open_table(store, create=True) as table:
         apply(table, SystemCommand, name=name)
         click.echo(f"now playing {name}")
+
+
+@session_group.command("outbox")
+@store_option
+@click.option(
+    "--retry", is_flag=True, help="Put the events set aside back, to be sent on the next start."
+)
+def outbox(store: Path, retry: bool) -> None:
+    """List the events the tower could not publish and set aside; --retry (with the tower
+    stopped, after a fix) puts them back in the outbox in their old places."""
+    if not store.exists():
+        raise click.ClickException(f"no session at {store}")
+    try:
+        if retry:
+            with SessionStore(store, wait_s=WAIT_FOR_WRITER_S) as writer:
+                moved = writer.unpark()
+            click.echo(f"{moved} event(s) back in the outbox: the tower sends them next start")
+            return
+        with SessionStore(store, read_only=True) as reader:
+            parked, waiting = reader.parked(), len(reader.pending(10_000))
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"{waiting} event(s) waiting to be sent; {len(parked)} set aside")
+    for aside in parked:
+        click.echo(f"  seq {aside.event.seq} ({aside.event.kind}): {aside.reason}")

@@ -219,6 +219,9 @@ class TowerPayload(_Wire):
     state: tray.TowerState
     attention: AttentionBody | None = None
     error: str | None = None
+    problems: list[str] = Field(
+        [], description="what the tower could not do lately and carried on past, oldest first"
+    )
 
 
 TeachStep = Literal["throw", "confirm", "teaching", "done", "refused"]

@@ -2,7 +2,9 @@
 
 Every table change is in the store's outbox before anyone hears of it; an event leaves the
 outbox only once the broker has acknowledged all of its messages (PUBACK), so results made
-while the broker is down go out, in order, when it is back.
+while the broker is down go out, in order, when it is back. An event that cannot be made
+into its messages is set aside in the store (never dropped) and reported, and the events
+behind it go on.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from tidetower.engine.codec import dump
 from tidetower.engine.dice import Roll
+from tidetower.engine.hooks import printable
 from tidetower.engine.rules import RollContext, RollRecord
 from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
@@ -78,6 +81,7 @@ class TablePublisher:
         self._fresh = False
         self._tower: TowerPayload | None = None  # the read loop's latest state, if it has one
         self._tower_due = False
+        self._bar_due = False  # an event was set aside: send the bar as it is, once drained
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
@@ -91,6 +95,8 @@ class TablePublisher:
     def start(self) -> TablePublisher:
         """Start publishing in the background; returns self."""
         self.table.listeners.append(self._on_change)
+        self.table.problems.listeners.append(self._on_problem)
+        self._report_parked()
         self._worker = threading.Thread(target=self._work, name="mqtt-outbox", daemon=True)
         self._worker.start()
         self.client.start()
@@ -100,6 +106,8 @@ class TablePublisher:
         """Say "offline" (retained) and disconnect; undelivered events stay in the outbox."""
         if self._on_change in self.table.listeners:
             self.table.listeners.remove(self._on_change)
+        if self._on_problem in self.table.problems.listeners:
+            self.table.problems.listeners.remove(self._on_problem)
         self._stopping.set()
         self._wake.set()
         if self._worker is not None:
@@ -199,6 +207,24 @@ class TablePublisher:
     def _on_change(self, _event: OutboxEvent) -> None:
         self._wake.set()
 
+    def _on_problem(self, _sentence: str) -> None:
+        """A problem is shown with the tower's state: send that again."""
+        with self._ilock:
+            if self._tower is not None:
+                self._tower_due = True
+        self._wake.set()
+
+    def _report_parked(self) -> None:
+        """Events set aside before this start stay aside (they block nothing): say so."""
+        parked = self.table.store.parked()
+        if parked:
+            seqs = ", ".join(str(p.event.seq) for p in parked[:10])
+            more = ", …" if len(parked) > 10 else ""
+            self.table.problems.report(
+                f"{len(parked)} outbox event(s) could not be published and are set aside in"
+                f" the store (seq {seqs}{more}): `tidetower session outbox` lists them"
+            )
+
     def _on_connect(self) -> None:
         with self._ilock:
             self._fresh = True
@@ -210,8 +236,10 @@ class TablePublisher:
             self._wake.clear()
             try:
                 self._step()
-            except Exception:  # the tower keeps rolling; the event stays in the outbox
-                log.exception("publishing the outbox failed; will retry")
+            except Exception as error:  # the tower keeps rolling; the events stay in the outbox
+                self.table.problems.report(
+                    f"publishing failed ({type(error).__name__}: {error}); trying again", error
+                )
 
     def _step(self) -> None:
         """After a connect: status, then the outbox in order, then the current state."""
@@ -223,57 +251,96 @@ class TablePublisher:
             fresh, self._fresh = self._fresh, False
         if fresh:
             self.client.publish(self.topics.status, "online", 1, True)
-        self._send_pending()
+        bar_due = self._take_bar_due(drained=self._send_pending())
         if fresh:
             self._publish_state()
-        else:
-            self._publish_tower(only_if_due=True)
+            return
+        if bar_due:
+            self._publish_bar()
+        self._publish_tower(only_if_due=True)
 
-    def _send_pending(self) -> None:
-        for event in self.table.store.pending(WINDOW * 2):
+    def _send_pending(self) -> bool:
+        """Send the outbox in order, up to the window; True once every event in it is in
+        flight (or set aside)."""
+        events = self.table.store.pending(WINDOW * 2)
+        for event in events:
             with self._ilock:
                 if event.seq in self._inflight:
                     continue
                 if len(self._inflight) >= WINDOW:
-                    return
+                    return False
             if not self._send_event(event):
-                return
+                return False
+        return len(events) < WINDOW * 2
+
+    def _take_bar_due(self, drained: bool) -> bool:
+        """Whether an event set aside leaves the retained bar to send as it is now: only
+        once the events before it are out, or an older bar would follow it."""
+        with self._ilock:
+            due = drained and self._bar_due
+            self._bar_due = self._bar_due and not drained
+        return due
 
     def _send_event(self, event: OutboxEvent) -> bool:
-        """Publish one event's messages; it counts as delivered when all are acknowledged."""
-        assert isinstance(event.body, dict)
-        messages = self._event_messages(event.kind, event.body)
-        attempt = next(self._attempts)
-        with self._ilock:
-            self._inflight[event.seq] = (attempt, len(messages))
-        for topic, body, retain in messages:
-            ok = self.client.publish(
-                topic,
-                body.model_dump_json(),
-                1,
-                retain,
-                on_ack=functools.partial(self._acked, event.seq, attempt),
-            )
-            if not ok:  # connection gone: the whole event goes again after reconnecting
-                with self._ilock:
-                    self._inflight.pop(event.seq, None)
-                return False
-        return True
+        """Publish one event; one that cannot be made into messages or sent is set aside and
+        the next goes on. False when the connection is gone: it goes again on reconnecting."""
+        try:
+            if not isinstance(event.body, dict):
+                raise ValueError(f"the stored body is not an event: {str(event.body)[:60]!r}")
+            messages = self._event_messages(event.kind, event.body)
+            return self._publish_event(event.seq, messages)
+        except Exception as error:
+            self._park(event, error)
+            return True
 
-    def _event_messages(
-        self, kind: str, body: Mapping[str, Any]
-    ) -> list[tuple[str, BaseModel, bool]]:
-        messages: list[tuple[str, BaseModel, bool]] = []
+    def _publish_event(self, seq: int, messages: list[tuple[str, str, bool]]) -> bool:
+        """Publish an event's messages; it counts as delivered when all are acknowledged."""
+        attempt, sent = next(self._attempts), 0
+        with self._ilock:
+            self._inflight[seq] = (attempt, len(messages))
+        try:
+            for topic, text, retain in messages:
+                ack = functools.partial(self._acked, seq, attempt)
+                if not self.client.publish(topic, text, 1, retain, on_ack=ack):
+                    break
+                sent += 1
+        finally:
+            if sent < len(messages):  # not all out: the event is not in flight
+                with self._ilock:
+                    self._inflight.pop(seq, None)
+        return sent == len(messages)
+
+    def _event_messages(self, kind: str, body: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
+        """The event's `roll` and `tide` from its row (raising if the row cannot make them),
+        then the current `session` (skipped, and reported, if the table's cannot be made)."""
+        messages: list[tuple[str, str, bool]] = []
         if kind in PHASES and "record" in body:
             record = body["record"]
             # The record keeps its own reading; an older event's is beside it, or the
             # memory of its `new`.
             reading = body.get("reading") or self._readings.get(record["id"])
-            messages.append((self.topics.roll, roll_event(record, PHASES[kind], reading), False))
-        messages.append((self.topics.tide, tide_payload(body["bar"]), True))
-        session = session_payload(self.table.state, self._readings)
-        messages.append((self.topics.session, session, True))
+            event = roll_event(record, PHASES[kind], reading)
+            messages.append((self.topics.roll, event.model_dump_json(), False))
+        messages.append((self.topics.tide, tide_payload(body["bar"]).model_dump_json(), True))
+        session = self._render(
+            self.topics.session, lambda: session_payload(self.table.state, self._readings)
+        )
+        if session is not None:
+            messages.append((self.topics.session, session, True))
         return messages
+
+    def _park(self, event: OutboxEvent, error: Exception) -> None:
+        """Set an event that cannot be published aside in the store, and say so."""
+        reason = printable(f"{type(error).__name__}: {error}")
+        self.table.store.park(event.seq, reason)
+        with self._ilock:
+            self._bar_due = True
+        self._wake.set()
+        self.table.problems.report(
+            f"outbox event {event.seq} ({event.kind}) cannot be published ({reason}); it is"
+            " set aside in the store and the events after it go on",
+            error,
+        )
 
     def _acked(self, seq: int, attempt: int) -> None:
         with self._ilock:
@@ -283,16 +350,17 @@ class TablePublisher:
             self._inflight[seq] = (attempt, left - 1)
             done = left == 1
         if done:
-            self.table.store.delivered(seq)
+            try:
+                self.table.store.delivered(seq)
+            except Exception as error:  # on paho's thread: it must not stop the network loop
+                self.table.problems.report(f"outbox event {seq} sent, not forgotten: {error}")
             with self._ilock:
                 self._inflight.pop(seq, None)
             self._wake.set()
 
     def _publish_state(self) -> None:
-        """The retained bar and session as they are now (after any replayed events)."""
-        state = self.table.state
-        self._send(self.topics.tide, tide_payload(dump(state.bar())), retain=True)
-        self._send(self.topics.session, session_payload(state, self._readings), retain=True)
+        """Everything retained as it is now (after any replayed events)."""
+        self._publish_bar()
         self._publish_tower(only_if_due=False)
         with self._ilock:
             learn = self._learn
@@ -301,19 +369,43 @@ class TablePublisher:
         if self.settings.ha_discovery:
             self._publish_discovery()
 
+    def _publish_bar(self) -> None:
+        """The retained tide and session as the table is now."""
+        state = self.table.state
+        self._send_built(self.topics.tide, lambda: tide_payload(dump(state.bar())), True)
+        self._send_built(self.topics.session, lambda: session_payload(state, self._readings), True)
+
     def _publish_tower(self, only_if_due: bool) -> None:
-        """The latest `tower`; with no read loop, clear a retained one left from before."""
+        """The latest `tower`, with the latest problems; with no read loop, clear a retained
+        one left from before."""
         with self._ilock:
             body, due, self._tower_due = self._tower, self._tower_due, False
         if only_if_due and not due:
             return
         if body is None:
             self.client.publish(self.topics.tower, b"", 1, True)
-        else:
-            self._send(self.topics.tower, body, retain=True)
+            return
+        problems = list(self.table.problems.latest)
+        self._send(self.topics.tower, body.model_copy(update={"problems": problems}), True)
 
     def _send(self, topic: str, body: BaseModel, retain: bool) -> None:
-        self.client.publish(topic, body.model_dump_json(), 1, retain)
+        self._send_built(topic, lambda: body, retain)
+
+    def _send_built(self, topic: str, build: Callable[[], BaseModel], retain: bool) -> None:
+        """Publish what `build` makes; one that cannot be made is reported, not raised."""
+        text = self._render(topic, build)
+        if text is not None:
+            self.client.publish(topic, text, 1, retain)
+
+    def _render(self, topic: str, build: Callable[[], BaseModel]) -> str | None:
+        """`build()` as the JSON text to send; None, and a problem reported, if it fails."""
+        try:
+            return build().model_dump_json()
+        except Exception as error:
+            self.table.problems.report(
+                f"{topic} cannot be published ({type(error).__name__}: {error})", error
+            )
+            return None
 
     # --- commands and Home Assistant ---------------------------------------------------
 

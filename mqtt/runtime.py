@@ -12,6 +12,7 @@ from tidetower.mqtt.commands import LearnControl, TowerControls
 from tidetower.mqtt.lan import GM_USER, LanAccess, broker_plugins, lan_access, tower_login
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.tower import LoopView
 
 log = logging.getLogger(__name__)
 
@@ -55,15 +56,19 @@ def table_link(
     flush_seconds: float = 2.0,
     learner: LearnControl | None = None,
     announce: Callable[[str], None] = log.info,
+    loop: LoopView | None = None,
 ) -> Iterator[TablePublisher]:
     """Publish `table` (starting an embedded broker if none is configured) until exit; what
-    it connects to is said through `announce`."""
+    it connects to is said through `announce`. The retained `tower` follows `loop` from
+    before the first connect, so it never shows empty in between."""
     access = lan_access(settings, table.store.path.parent)
     broker = start_broker(settings, access)
     for line in link_lines(settings, access):
         announce(line)
     try:
         publisher = TablePublisher(table, tower_login(settings, access), controls, learner)
+        if loop is not None:
+            publisher.follow_loop(loop)
         publisher.start()
     except BaseException:
         if broker is not None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import queue
 from pathlib import Path
 
+import click
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from mqtt_fixtures import Listener, Mosquitto
+from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
@@ -68,6 +70,20 @@ def test_a_wled_strip_gets_the_right_segments(mosquitto: Mosquitto, tmp_path: Pa
     assert state["tt"] == 0  # at once, for this message only: WLED's own transition stays
     assert "bri" not in state and "transition" not in state  # the owner's brightness stays
     assert all(len(m.payload) < 1024 for m in strip.seen)  # WLED's MQTT buffer
+
+
+def test_a_bar_the_node_cannot_draw_does_not_stop_the_next(mosquitto: Mosquitto) -> None:
+    settings = mosquitto.settings()
+    drawn: queue.Queue[str] = queue.Queue()
+    node = LedbarNode(settings)
+    node.renderers.append(TerminalRenderer(drawn.put))
+    with Listener(settings) as sender, node:
+        assert node.client.wait_subscribed(WAIT)
+        smudged = BAR.model_copy(update={"colour_a": "smudge"})  # no terminal colour
+        for bar in (smudged, BAR.model_copy(update={"position": 9})):
+            assert sender.client.publish(node.topics.tide, bar.model_dump_json(), 1)
+        line = drawn.get(timeout=WAIT)
+    assert "A collapse" in line and " 9 " in click.unstyle(line)
 
 
 def test_a_walk_sends_at_most_five_frames_however_long_the_strip() -> None:

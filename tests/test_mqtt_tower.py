@@ -118,6 +118,7 @@ def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
             "state": "needs-attention",
             "error": None,
             **{"attention": attention_body(UNREADABLE)},
+            "problems": [],
         }
         with Listener(settings, topic) as live:  # publishing is async: wait till it lands
             live.wait_for(lambda m: m.payload != b"")  # the retained needs-attention
@@ -126,7 +127,13 @@ def test_the_tower_state_is_retained_and_sent_again_on_every_connect(
             _tower(live, topic, lambda b: b["state"] == "error")
         with Listener(settings, topic) as late:  # the latest value wins
             body = _tower(late, topic, lambda b: True)
-        assert body == {"v": 1, "state": "error", "attention": None, "error": "camera unplugged"}
+        assert body == {
+            "v": 1,
+            "state": "error",
+            "attention": None,
+            "error": "camera unplugged",
+            "problems": [],
+        }
         with Listener(settings, topic) as someone:  # clears it; then the broker restarts
             someone.client.publish(topic, b"", 1, True)
             someone.wait_for(lambda m: m.payload == b"")

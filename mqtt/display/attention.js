@@ -18,13 +18,25 @@ function showTowerState(text) {
   try { body = text ? JSON.parse(text) : null; } catch (error) { body = null; }
   const chip = $("tower-state");
   chip.hidden = !body;
-  if (!body) { showAttention(null); return; }
+  if (!body) { showAttention(null); showProblems([]); return; }
   chip.textContent = STATE_WORDS[body.state] || body.state;
   chip.dataset.state = body.state;
   chip.title = body.error || (body.attention ? body.attention.reason : "");
   $("tower-error").hidden = body.state !== "error";
   $("tower-error").textContent = body.error ? `Camera: ${body.error}` : "";
+  showProblems(body.problems || []);
   showAttention(body.state === "needs-attention" ? body.attention : null);
+}
+
+// What the tower could not do lately (a roll it could not draw or publish), oldest first.
+function showProblems(problems) {
+  $("problems-panel").hidden = !problems.length;
+  $("problems-count").textContent = `The tower carried on past ${problems.length === 1 ? "a problem" : `${problems.length} problems`}`;
+  $("problems").replaceChildren(...problems.map((text) => {
+    const item = document.createElement("li");
+    item.textContent = text;
+    return item;
+  }));
 }
 
 function showAttention(attention) {

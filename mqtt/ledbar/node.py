@@ -203,15 +203,23 @@ class LedbarNode:
                 return
             if bar == previous:
                 continue  # the same bar again (a re-published retained state)
-            steps = animation(previous, bar, self.settings.led_count, self.settings.orientation)
-            for step in steps:
-                for renderer in self.renderers:
-                    renderer.show(step.frame, bar)
-                if self._arrived.wait(step.hold):
-                    break  # a newer bar is waiting: draw that instead
-            for renderer in self.renderers:
-                renderer.settle(bar)
+            try:
+                self._draw(previous, bar)
+            except Exception:  # one bar it cannot draw must not stop the next ones
+                log.exception("drawing the bar at %s failed; waiting for the next", bar.position)
+                continue
             previous = bar
+
+    def _draw(self, previous: TidePayload | None, bar: TidePayload) -> None:
+        """Move the marker from `previous` to `bar`, frame by frame, on every renderer."""
+        steps = animation(previous, bar, self.settings.led_count, self.settings.orientation)
+        for step in steps:
+            for renderer in self.renderers:
+                renderer.show(step.frame, bar)
+            if self._arrived.wait(step.hold):
+                break  # a newer bar is waiting: draw that instead
+        for renderer in self.renderers:
+            renderer.settle(bar)
 
 
 def _renderers(
