@@ -22,6 +22,7 @@ from tidetower.mqtt.client import BrokerClient
 from tidetower.mqtt.display.join import join_urls, lan_addresses, qr_text
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.lan import GM_USER
+from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.runtime import table_link
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
@@ -52,19 +53,7 @@ def test_the_lan_broker_keeps_the_gm_token_and_lets_only_the_gm_command(
         assert token_file.stat().st_mode & 0o777 == 0o600
         assert "for the LAN" in said[0] and "commands need the GM token" in said[0]
         assert token in said[1] and str(token_file) in said[1]
-        player = settings.model_copy(update={"host": "127.0.0.1"})
-        gm = player.model_copy(update={"username": GM_USER, "password_file": str(token_file)})
-        with Listener(player, topics.tide) as reader, Listener(gm, topics.command_result) as gm:
-            assert reader.json_on(topics.tide)["position"] == 8  # anyone reads
-            acked = threading.Event()  # the broker has routed or dropped it once it acks
-            body = '{"id": "p", "weight_a": 3}'
-            assert reader.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
-            assert acked.wait(WAIT)
-            gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
-            assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
-            replies = [json.loads(m.payload) for m in gm.seen if m.topic == topics.command_result]
-            assert [r["id"] for r in replies] == ["g"]
-            assert publisher.table.bar().position == 4  # the GM's Tide, never the player's
+        _only_the_gm_moves_the_tide(publisher, settings, token_file)
         _logged(caplog, f"not allowed to publish to TOPIC {topics.command('tide')}")
     with table_link(Table(tmp_path / "s.db"), settings, announce=said.append):
         assert token_file.read_text().strip() == token  # kept across starts
@@ -75,23 +64,31 @@ def test_a_broker_bound_beyond_loopback_without_lan_still_guards_the_commands(
     tmp_path: Path,
 ) -> None:
     settings, said = MqttSettings(port=free_port(), ws_port=free_port(), bind="0.0.0.0"), []
-    topics = Topics.of(settings)
     with table_link(Table(tmp_path / "s.db"), settings, announce=said.append) as publisher:
         assert "beyond this machine" in said[0] and "commands need the GM token" in said[0]
         token_file = tmp_path / "gm-token"
         assert token_file.read_text().strip() in said[1]
-        guest = settings.model_copy(update={"host": "127.0.0.1"})
-        gm = guest.model_copy(update={"username": GM_USER, "password_file": str(token_file)})
-        with Listener(guest, topics.tide) as reader, Listener(gm, topics.command_result) as gm:
-            acked = threading.Event()
-            body = '{"id": "guest", "weight_a": 3}'
-            assert reader.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
-            assert acked.wait(WAIT)
-            gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
-            assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
-            replies = [json.loads(m.payload) for m in gm.seen if m.topic == topics.command_result]
-            assert [r["id"] for r in replies] == ["g"]  # the guest's never reached the tower
-            assert publisher.table.bar().position == 4
+        _only_the_gm_moves_the_tide(publisher, settings, token_file)
+
+
+def _only_the_gm_moves_the_tide(
+    publisher: TablePublisher, settings: MqttSettings, token_file: Path
+) -> None:
+    """A guest reads the table but its command never reaches the tower; the GM's does."""
+    topics = Topics.of(settings)
+    guest = settings.model_copy(update={"host": "127.0.0.1"})
+    gm = guest.model_copy(update={"username": GM_USER, "password_file": str(token_file)})
+    with Listener(guest, topics.tide) as reader, Listener(gm, topics.command_result) as gm:
+        assert reader.json_on(topics.tide)["position"] == 8  # anyone reads
+        acked = threading.Event()  # the broker has routed or dropped it once it acks
+        body = '{"id": "guest", "weight_a": 3}'
+        assert reader.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
+        assert acked.wait(WAIT)
+        gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
+        assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
+        replies = [json.loads(m.payload) for m in gm.seen if m.topic == topics.command_result]
+        assert [r["id"] for r in replies] == ["g"]  # the guest's never reached the tower
+        assert publisher.table.bar().position == 4  # the GM's Tide, never the guest's
 
 
 def test_a_broker_on_loopback_stays_open_to_this_machine() -> None:
