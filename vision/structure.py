@@ -31,7 +31,7 @@ FINE_SIGMA = 1.0
 
 @dataclass(frozen=True)
 class Detail:
-    """A photo's pixels at the finest resolution it really has, and how many of them one
+    """A photo's pixels at the finest resolution the measure uses, and how many of them one
     work-image pixel spans (below 1 when the work image is an enlargement of the photo)."""
 
     pixels: np.ndarray
@@ -39,11 +39,16 @@ class Detail:
 
     @classmethod
     def of(cls, photo: np.ndarray, work: np.ndarray) -> Detail:
-        """Return the work image's detail, or the photo's where the work image enlarges it:
-        enlarging spreads each pixel's noise over its neighbours, which looks like structure."""
-        scale = photo.shape[1] / work.shape[1]
-        image = photo if scale < 1 else work
-        return cls(image.astype(np.float32), min(scale, 1.0))
+        """Return the photo's own pixels, shrunk only by averaging whole blocks of them to
+        no fewer than the work image's: block averages of white noise are white noise, where
+        the work image's resampling (by 2.025, say) or enlargement would blur it."""
+        h, w = photo.shape[:2]
+        block = max(h, w) // max(work.shape[:2])
+        if block >= 2:
+            trimmed = photo[: h - h % block, : w - w % block]
+            size = (w // block, h // block)
+            photo = np.asarray(cv2.resize(trimmed, size, interpolation=cv2.INTER_AREA))
+        return cls(photo, w / max(block, 1) / work.shape[1])
 
 
 def structure(detail: Detail, c: Candidate) -> float:
@@ -78,7 +83,7 @@ def _square(detail: Detail, c: Candidate) -> np.ndarray:
     half = max(REACH * c.side * detail.per_work_px, MIN_DIE_PX) / 2
     x0, x1 = max(0, round(x - half)), min(w, round(x + half))
     y0, y1 = max(0, round(y - half)), min(h, round(y + half))
-    return detail.pixels[y0:y1, x0:x1]
+    return detail.pixels[y0:y1, x0:x1].astype(np.float32)
 
 
 def _size(sigma: float) -> int:
@@ -99,6 +104,6 @@ def _blurred(image: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def _variance(image: np.ndarray) -> float:
-    """Return the variance over the pixels, summed over the colour channels."""
-    pixels = image.reshape(-1, image.shape[2] if image.ndim == 3 else 1)
-    return float(pixels.var(axis=0).sum())
+    """Return the variance over the pixels, summed over the colour channels; summed in
+    float64, since a whole photo's float32 sums lose more than noise's die-scale variance."""
+    return float(np.var(image, axis=(0, 1), dtype=np.float64).sum())
