@@ -8,15 +8,20 @@ structure (`vision/structure.py`) of every candidate the finders raise in them: 
 d6-tray photos (both splits), numerals-taught, and synthetic trays of every kind and of the
 "towers not seen" noise domain (sensor noise sigma 12): smallest, 1st percentile, median.
 `min_structure` was set from (1) alone; (2) only shows how far the dice are from it.
+(3) What the measure costs: the median time, on one thread, to measure every candidate of
+a d6-tray test photo, and the median time to read one (`Reading.ms`, the measure included).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import statistics
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from tidetower.vision.d6.find import find_dice
@@ -97,6 +102,28 @@ def rendered(
         yield tray.image, tuple(Label(d.value, d.box, d.die) for d in tray.dice)
 
 
+def cost() -> None:
+    """Print the median time to measure a test photo's candidates, and to read the photo."""
+    settings, measure, reading = ReaderSettings(), [], []
+    items = [i for i in load_labels(DATA / "d6-tray") if i.split == "test"]
+    read_dice(load_image(items[0].path))  # load the nets before timing
+    for item in items:
+        bgr = load_image(item.path)
+        work = to_work_size(bgr, settings.work_size)
+        found = find_dice(work, settings)
+        start = time.perf_counter()
+        detail = Detail.of(bgr, work)
+        for c in found:
+            structure(detail, c)
+        measure.append((time.perf_counter() - start) * 1000)
+        reading.append(read_dice(bgr, settings=settings).ms)
+    print(
+        f"cost, d6-tray test split ({len(items)} photos, one thread): measuring the "
+        f"candidates {statistics.median(measure):.2f} ms a photo (median), reading the "
+        f"photo {statistics.median(reading):.1f} ms"
+    )
+
+
 def overrides(pairs: list[str]) -> ReaderSettings:
     """Return reader settings with NAME=VALUE overrides, typed like the defaults."""
     settings = ReaderSettings()
@@ -113,12 +140,15 @@ def main() -> None:
     parser.add_argument("--synth", type=int, default=100, help="synthetic trays per set")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
+    cv2.setNumThreads(1)
     noise(args.seeds, overrides(args.set))
     for folder in ("d6-tray", "numerals-taught"):
         if (DATA / folder / "labels.json").exists():
             on_dice(folder, photos(folder))
     on_dice(f"synthetic, every kind ({args.synth})", rendered(args.synth, None))
     on_dice(f"synthetic, every kind, sensor noise 12 ({args.synth})", rendered(args.synth, 12.0))
+    if (DATA / "d6-tray" / "labels.json").exists():
+        cost()
 
 
 if __name__ == "__main__":
