@@ -319,6 +319,19 @@ def test_an_unreadable_die_waits_for_the_gm_to_enter_it(
     assert faces == sorted(truth)
 
 
+def test_a_frame_too_small_to_hold_a_die_is_an_unreadable_frame(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """A camera set to a tiny frame size: the throw waits for the GM, saying why."""
+    empty, tray = np.full((12, 16, 3), 90, np.uint8), np.full((12, 16, 3), 200, np.uint8)
+    corrections = Corrections(tmp_path / "corrections")
+    loop = _dropped_on(tray, empty, read_dice, corrections, tmp_path, factory)
+    assert loop.state is TowerState.NEEDS_ATTENTION
+    assert loop.attention is not None and loop.attention.kind == "unreadable"
+    assert "16x12 px, too small to hold a die" in loop.attention.reason
+    assert loop.table.state.history == ()
+
+
 def test_reread_after_a_result_replaces_the_roll(tmp_path: Path, factory: MockFactory) -> None:
     loop = _loop(tmp_path, factory, SimulatedSource(seed=4))
     _throw_by_hand(loop, factory, count=2)

@@ -51,6 +51,20 @@ def test_bad_file_fails_clearly_but_others_still_read(
     assert json.loads(result.stdout)["image"] == str(tray_png[0])
 
 
+def test_a_photo_too_small_to_hold_a_die_fails_saying_what_size_it_needs(
+    tray_png: tuple[Path, list[int]], tmp_path: Path
+) -> None:
+    tiny = tmp_path / "thumb.png"
+    cv2.imwrite(str(tiny), np.full((10, 12, 3), 128, np.uint8))
+    result = CliRunner().invoke(read_command, [str(tiny), str(tray_png[0]), "--json"])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {tiny}: the picture is 12x10 px, too small to hold a die: the reader needs "
+        "a die at least 16 px across, so a picture at least 16x16 px"
+    ]
+    assert json.loads(result.stdout)["image"] == str(tray_png[0])
+
+
 def test_a_folder_is_its_photos_and_piped_output_stays_json(
     tray_png: tuple[Path, list[int]], tmp_path: Path
 ) -> None:

@@ -15,7 +15,7 @@ from tidetower.vision.annotate import annotate
 from tidetower.vision.kinds import face_text
 from tidetower.vision.numerals.profile import ProfileError, load_profile
 from tidetower.vision.progress import progress
-from tidetower.vision.read import ImageError, load_image, read_dice
+from tidetower.vision.read import ImageError, load_image, read_dice, refusal
 from tidetower.vision.settings import ReaderSettings
 
 PHOTO_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
@@ -93,6 +93,15 @@ def read_command(
         raise SystemExit(1)
 
 
+def _photo(path: str, settings: ReaderSettings) -> np.ndarray:
+    """Load a photo, refusing one too small to hold a die as clearly as one that is no image."""
+    image = load_image(path)
+    reason = refusal(image, settings.work_size)
+    if reason is not None:
+        raise ImageError(f"{path}: {reason}")
+    return image
+
+
 def _read_all(
     photos: list[str], settings: ReaderSettings, as_json: bool, annotate_to: Path | None
 ) -> list[str]:
@@ -102,7 +111,7 @@ def _read_all(
     with progress(photos, f"reading {len(photos)} photos", lines=sys.stdout) as bar:
         for path in bar:
             try:
-                image = load_image(path)
+                image = _photo(path, settings)
             except ImageError as err:
                 failed.append(f"error: {err}")
                 continue

@@ -8,18 +8,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tidetower.engine.tray import DieRead, Reading, SetAside
+from tidetower.engine.tray import Box, DieRead, Reading, SetAside, Unreadable
 from tidetower.vision.colours import body_colour, colour_name
 from tidetower.vision.d6.decide import Verdict, split, verdicts
-from tidetower.vision.d6.find import Candidate, find_dice
+from tidetower.vision.d6.find import MIN_DIE_PX, Candidate, find_dice
 from tidetower.vision.numerals.decide import as_taught, judge_numeral, read_numerals
 from tidetower.vision.numerals.profile import load_profile
 from tidetower.vision.settings import Calibration, ReaderSettings
+from tidetower.vision.structure import Detail, structure
 
-__all__ = ["Calibration", "ImageError", "ReaderSettings", "load_image", "read_dice"]
+__all__ = ["Calibration", "ImageError", "ReaderSettings", "load_image", "read_dice", "refusal"]
 
-MIN_SIDE = 16
-"""Images narrower than this cannot hold a readable die: they read as empty."""
+WHOLE_FRAME: Box = (0.0, 0.0, 1.0, 1.0)
+"""Where a picture the reader refuses is unreadable: all of it."""
 
 
 class ImageError(ValueError):
@@ -46,11 +47,37 @@ def load_image(path: str | Path) -> np.ndarray:
     return np.asarray(image)
 
 
+def refusal(image: np.ndarray, work_size: int) -> str | None:
+    """Return why a picture cannot hold a die the reader reads (it is no picture, or it is
+    narrower than MIN_DIE_PX, as it is or as read at `work_size`), or None when it can."""
+    if not _is_picture(image):
+        return f"not a picture: an array of shape {getattr(image, 'shape', type(image))}"
+    h, w = image.shape[:2]
+    size, need = f"the picture is {w}x{h} px", f"a die at least {MIN_DIE_PX} px across"
+    if min(h, w) < MIN_DIE_PX:
+        return (
+            f"{size}, too small to hold a die: the reader needs {need}, "
+            f"so a picture at least {MIN_DIE_PX}x{MIN_DIE_PX} px"
+        )
+    if min(h, w) * work_size / max(h, w) < MIN_DIE_PX:
+        least = -(-MIN_DIE_PX * max(h, w) // work_size)  # rounded up
+        return (
+            f"{size}, too narrow to hold a die: read at {work_size} px along its longer "
+            f"side, it needs {least} px across to hold {need}"
+        )
+    return None
+
+
+def _is_picture(image: np.ndarray) -> bool:
+    """Return whether an array is shaped as a picture: grey, or of 1, 3 or 4 channels."""
+    if not isinstance(image, np.ndarray):
+        return False
+    return image.ndim == 2 or (image.ndim == 3 and image.shape[2] in (1, 3, 4))
+
+
 def as_bgr(image: np.ndarray) -> np.ndarray | None:
-    """Return the image as 8-bit BGR, or None when it is too small or shaped wrong to read."""
-    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
-        return None
-    if min(image.shape[:2]) < MIN_SIDE:
+    """Return the image as 8-bit BGR, or None when it is empty or shaped wrong to read."""
+    if not _is_picture(image) or image.size == 0:
         return None
     if image.dtype != np.uint8:
         top = 65535.0 if image.dtype == np.uint16 else max(float(np.nanmax(image)), 1.0)
@@ -63,7 +90,7 @@ def as_bgr(image: np.ndarray) -> np.ndarray | None:
         return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGRA2BGR))
     if channels == 1:
         return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
-    return image if channels == 3 else None
+    return image
 
 
 def to_work_size(image: np.ndarray, work_size: int) -> np.ndarray:
@@ -82,22 +109,36 @@ def read_dice(
     calibration: Calibration | None = None,
     settings: ReaderSettings | None = None,
 ) -> Reading:
-    """Read every die in a BGR tray photo; dice it cannot read are listed as unreadable."""
+    """Read every die in a BGR tray photo; dice it cannot read are listed as unreadable,
+    and a picture that cannot hold a die is one unreadable whole, saying why."""
     start = time.perf_counter()
     settings = settings or ReaderSettings()
-    bgr = as_bgr(image)
+    reason = refusal(image, settings.work_size)
+    bgr = None if reason else as_bgr(image)
     if bgr is None:
-        return Reading(ms=(time.perf_counter() - start) * 1000)
+        refused = Unreadable(WHOLE_FRAME, reason or "not a picture")
+        return Reading(unreadable=(refused,), ms=(time.perf_counter() - start) * 1000)
     work = to_work_size(bgr, settings.work_size)
+    detail = Detail.of(bgr, work)
     if settings.balance:
         work = balanced(work)
     floor = _calibrated_floor(calibration, work)
-    candidates = find_dice(work, settings, calibration.tray if calibration else None, floor)
+    found = find_dice(work, settings, calibration.tray if calibration else None, floor)
+    candidates = standing_out(detail, found, settings)
     dice, unreadable = split(judge(work, candidates, settings))
     if settings.close_up and not dice and not unreadable:
-        dice, unreadable = split(judge(work, [close_up(work)], settings))
+        frame = standing_out(detail, [close_up(work)], settings)
+        dice, unreadable = split(judge(work, frame, settings))
     dice, aside = pinned(work, dice, settings.pins)
     return Reading(dice, unreadable, (time.perf_counter() - start) * 1000, aside)
+
+
+def standing_out(
+    detail: Detail, candidates: list[Candidate], settings: ReaderSettings
+) -> list[Candidate]:
+    """Keep the candidates with structure at a die's scale (`structure.structure`): the
+    finders see dice in pixel noise, which has none."""
+    return [c for c in candidates if structure(detail, c) >= settings.min_structure]
 
 
 WHITE = 190.0

@@ -79,6 +79,12 @@ class ReaderSettings:
     leaning_side: float = 0.8
     """Two peaks are "of the same size" when the smaller side is at least this times the
     larger; a smaller close peak is a side face seen in perspective."""
+    min_structure: float = 8.0
+    """A candidate is looked at only when its structure at a die's scale is at least this
+    many times white noise's (`vision/structure.py`): noise of any kind measures about 1
+    (at most 4 in 37,517 finds on 700 noise pictures, `bench/vision_noise.py`), dice in the
+    hundreds. Set from the noise alone (its die-scale band holds some 11 independent
+    samples, so twice the largest seen is far beyond chance), not from any photo of dice."""
     background_contrast: float = 12.0
     """With a calibration frame, a die must differ from the empty tray by this (grey levels)."""
     min_confidence: float = 0.60

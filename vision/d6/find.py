@@ -14,6 +14,12 @@ from tidetower.vision.settings import ReaderSettings
 
 DICE_FINDER = Path(__file__).resolve().parents[1] / "numerals" / "dice_finder.onnx"
 """A second finder, trained on every kind: numeral dice the d6 finder misses."""
+MIN_DIE_PX = 16
+"""The smallest die, in pixels across, that the reader reads more often right than not: on
+synthetic trays (seeds 9,300,000 on, 25 trays a size) it read 26 % of dice 12 px across,
+47 % at 14, 69 % at 16, 87 % at 20 and 98 % at 24 (docs/firmware.md: 25 to 55 read best).
+Its finder learned no die below 13 px (3.5 % of the work image's side, less 20 % for the
+smaller dice and 25 % for zoom)."""
 OTHERS_APART = 0.7
 """How far, in die sides, a dice finder peak must lie from every d6 finder peak to be a die
 of its own: half a side (same_die) let a die cut by the frame edge count twice; 0.7 is the

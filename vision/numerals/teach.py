@@ -29,7 +29,14 @@ from tidetower.vision.numerals.profile import (
     load_profile,
 )
 from tidetower.vision.progress import Along, quietly
-from tidetower.vision.read import ImageError, as_bgr, load_image, read_dice, to_work_size
+from tidetower.vision.read import (
+    ImageError,
+    as_bgr,
+    load_image,
+    read_dice,
+    refusal,
+    to_work_size,
+)
 from tidetower.vision.score import LABEL_KINDS, Label, score
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, render_tray
@@ -211,9 +218,10 @@ def teach(
             dice.append(Taught(image, f"{kind}:{value}", box))
 
     def to_work(image: np.ndarray) -> np.ndarray:
-        bgr = as_bgr(image)
+        reason = refusal(image, settings.work_size)
+        bgr = None if reason else as_bgr(image)
         if bgr is None:
-            raise TeachError("a photo is too small to hold a die")
+            raise TeachError(reason or "not a picture")
         return to_work_size(bgr, settings.work_size)
 
     base = base_profile(
