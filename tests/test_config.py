@@ -156,6 +156,6 @@ def test_no_error_echoes_a_secret(tmp_path: Path) -> None:
         f'[mqtt]\npassword_env = "X"\npassword_file = "{secret}"\n',  # both: the table's error
         f"[mqtt]\npassword_file = 42\n[table]\nsnapshots_keep = -1\ntoken = '{secret}'\n",
     ):
-        message = _problem(_config(tmp_path, text))
-        assert secret not in message and "42" not in message, message
+        message = _problem(_config(tmp_path, text)).replace(str(tmp_path), "<tmp>")
+        assert secret not in message and "42" not in message, message  # the path may hold 42
         assert "password" in message  # the key is named
