@@ -282,6 +282,14 @@ class Command(BaseModel):
     id: str = Field(min_length=1, max_length=64)
 
 
+def _rules_kind(kind: DieName | None) -> DieName | None:
+    """A die the rules count: a tens d10 is the camera's alone (with a units d10 it makes a
+    d100), so a roll or a declared tier cannot name it."""
+    if kind is not None and kind not in set(DieKind):
+        raise ValueError(f"a {kind} is no die of the rules: with a units d10 it makes a d100")
+    return kind
+
+
 class DeclareCommand(Command):
     """Declare the next roll (who, which side, which mode, the pool)."""
 
@@ -294,6 +302,8 @@ class DeclareCommand(Command):
     tier: DieName | None = None
     marks: int | None = Field(None, ge=0, le=100)
     params: dict[str, Any] = {}
+
+    _tier = field_validator("tier")(_rules_kind)
 
 
 class TideCommand(Command):
@@ -315,13 +325,6 @@ class SystemCommand(Command):
 
     name: str = Field(min_length=1, max_length=40)
     settings: dict[str, Any] = {}
-
-
-def _rules_kind(kind: DieName) -> DieName:
-    """A tens d10 is no die of the rules: with a units d10 it makes a d100."""
-    if kind not in set(DieKind):
-        raise ValueError(f"a {kind} alone is no die of the rules: enter the d100 it makes")
-    return kind
 
 
 def _rules_face(value: int, info: ValidationInfo) -> int:

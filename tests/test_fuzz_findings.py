@@ -59,9 +59,20 @@ def test_cmd_die_takes_every_face_the_camera_reads_and_no_other() -> None:
 
 
 def test_cmd_roll_names_a_lone_tens_die_as_the_kind_at_fault() -> None:
-    with pytest.raises(Refused, match="no die of the rules: enter the d100") as refused:
+    with pytest.raises(
+        Refused, match="no die of the rules: with a units d10 it makes a d100"
+    ) as refused:
         checked(RollCommand, {"id": "r", "dice": [{"kind": "d10-tens", "value": 30}]})
     assert refused.value.field == "dice.0.kind"
     assert "invalid literal" not in refused.value.message
     roll = checked(RollCommand, {"id": "r", "dice": [{"kind": "d100", "value": 100}]})
     assert roll.dice[0].value == 100
+
+
+def test_a_tens_d10_declared_as_the_tier_is_refused_naming_the_tier(tmp_path: Path) -> None:
+    """It was refused only when the engine read the declaration back, in a multi-line
+    pydantic error naming no field."""
+    with Table(tmp_path / "s.db") as table:
+        reply = CommandDesk(table).handle("declare", b'{"id": "t", "tier": "d10-tens"}')
+    assert reply.error is not None and reply.error.field == "tier"
+    assert "\n" not in reply.error.message and "makes a d100" in reply.error.message
