@@ -159,11 +159,12 @@ class SimulatedTable:
         else (a `reread` over MQTT) may change the tower's state meanwhile: a refusal then
         only means this turn is over, the next one looks again."""
         attention = self.loop.attention
-        if attention is None or attention.reading is None or not attention.reading.unreadable:
-            self._throw_again()
+        reading = attention.reading if attention is not None else None
+        if reading is None or not reading.unreadable or not self.source.dice:
+            self._throw_again()  # nothing to type, or a re-read saw a hand empty the tray
             return
         self.gm_fixes += 1
-        box = attention.reading.unreadable[0].box
+        box = reading.unreadable[0].box
         truth = min(self.source.dice, key=lambda d: _distance(d.box, box))
         try:
             self.loop.enter_die(0, truth.die, truth.value)

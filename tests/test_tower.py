@@ -544,6 +544,28 @@ def test_rereads_from_another_thread_never_stop_the_simulated_table(
         assert len(reads) >= 30
 
 
+def test_a_reread_while_the_dice_are_picked_up_never_stops_the_simulated_table(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """Found by the fuzz suite: a `cmd/reread` after a result, while a hand takes the dice
+    out, read the hand as dice the camera could not read; the simulated GM looked for them
+    in the emptied tray (`min()` of nothing) and the tower exited."""
+    config = sim_config(tmp_path / "s.db")
+    with Tower(config, simulated_parts(config, 7)) as tower:
+        sim = _people(tower)
+        sim.hand_chance = 0.0
+        rereads = 0
+        for _ in range(3000):
+            tower.step()
+            if tower.loop.state is TowerState.RESULT and not tower.camera.idle:
+                with contextlib.suppress(RuleError):
+                    tower.loop.reread()
+                    rereads += 1
+            if rereads >= 20:
+                break
+        assert rereads >= 20 and tower.table.state.history
+
+
 @pytest.mark.slow
 def test_undos_from_another_thread_never_stop_the_simulated_table(
     tmp_path: Path, factory: MockFactory
