@@ -139,8 +139,9 @@ def in_process(figures: Figures, examples: int, commands: int, base: int) -> Non
     run()
 
 
-def live(figures: Figures, batches: int, batch: int) -> int:
-    """The live layer against a Mosquitto started here; returns the rolls made meanwhile."""
+def live(figures: Figures, batches: int, batch: int) -> tuple[int, int]:
+    """The live layer against a Mosquitto started here; returns the rolls made meanwhile
+    and the retained commands a restart refused."""
     with tempfile.TemporaryDirectory() as folder:
         mosquitto = Mosquitto(Path(folder)).start()
         try:
@@ -157,7 +158,7 @@ def _live_run(
     figures: Figures,
     batches: int,
     batch: int,
-) -> int:
+) -> tuple[int, int]:
     topics = Topics.of(broker)
     with (
         Listener(broker, topics.command_result, topics.status) as listener,
@@ -177,8 +178,7 @@ def _live_run(
         live = LiveFuzz(tower, listener, broker)
         fuzz_live(live, batches, batch, seen)
         rolls = len(tower.state().history) - first
-        check_restart(live)
-        return rolls
+        return rolls, check_restart(live)
 
 
 def main() -> None:
@@ -194,9 +194,10 @@ def main() -> None:
     in_process(inside, args.examples, args.commands, args.seed)
     inside.report("in process (CommandDesk, every check)", "commands/s, the desk's own time")
     outside = Figures()
-    rolls = live(outside, args.batches, args.batch)
+    rolls, retained = live(outside, args.batches, args.batch)
     outside.report("live (tidetower run --sim, Mosquitto)", "messages/s, a batch to its replies")
-    print(f"rolls recorded meanwhile: {rolls}; stopped cleanly, restarted, tide reloaded")
+    print(f"rolls recorded meanwhile: {rolls}; stopped cleanly (exit 0)")
+    print(f"restarted: {retained} retained commands refused and cleared, none run; tide reloaded")
     print(f"total {time.monotonic() - started:.0f} s")
 
 
