@@ -17,6 +17,17 @@ DieName = Literal["d4", "d6", "d8", "d10", "d10-tens", "d12", "d20", "d100"]
 d10, which the camera pairs with a units d10 to make a d100."""
 DIE_NAMES: tuple[DieName, ...] = get_args(DieName)
 
+
+def camera_faces(die: DieName) -> tuple[int, ...]:
+    """The faces a die shows as the camera reads it: a units d10 0..9, a tens d10 00..90 by
+    tens, a d100 (a tens and a units d10 read together) 1..100, any other 1..n."""
+    if die == "d10":
+        return tuple(range(10))
+    if die == "d10-tens":
+        return tuple(range(0, 100, 10))
+    return tuple(range(1, int(die[1:]) + 1))
+
+
 Box = tuple[float, float, float, float]
 """Normalised (x0, y0, x1, y1), x to the right and y down, each 0..1."""
 

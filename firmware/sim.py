@@ -141,14 +141,17 @@ class SimulatedTable:
 
     def _practice_turn(self) -> tuple[str, ...]:
         """Ask the table's rule system what the players do next: set the tracker up afresh,
-        declare, and the dice to throw (none named: a handful of pip d6)."""
-        state = self.table.state
-        system = get_system(state.system)
-        turn = system.practice_turn(state.tracker, state.history, self.players, self._options())
-        if turn.reset is not None:
-            self.table.reset_tracker(turn.reset)
-        if turn.context is not None:
-            self.table.declare(turn.context)
+        declare, and the dice to throw (none named: a handful of pip d6). Under the table's
+        lock: a GM's command (an undo of the roll the turn replies to) waits for the turn."""
+        with self.table.lock:
+            state = self.table.state
+            system = get_system(state.system)
+            options = self._options()
+            turn = system.practice_turn(state.tracker, state.history, self.players, options)
+            if turn.reset is not None:
+                self.table.reset_tracker(turn.reset)
+            if turn.context is not None:
+                self.table.declare(turn.context)
         return tuple(kind for die in turn.dice for kind in camera_kinds(die))
 
     def _gm_fixes(self) -> None:

@@ -193,7 +193,10 @@ class Tower:
         self.loop.step()
 
     def close(self) -> None:
-        """Release the camera, the pins and the store."""
+        """Let a learning run end, then release the camera, the pins and the store (a
+        process that exits while learning is inside OpenCV aborts: SIGTERM after `learn`)."""
+        if self.learner is not None and self.learner.status.state == "learning":
+            self.learner.wait()
         self._close_opened()
 
     def __enter__(self) -> Tower:

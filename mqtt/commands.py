@@ -89,12 +89,16 @@ def parse_body(raw: bytes, max_bytes: int = 4096) -> object:
     """Return a command body's JSON object, or Refused saying why it is not one."""
     if len(raw) > max_bytes:
         raise Refused(None, f"command is {len(raw)} bytes; the limit is {max_bytes}")
-    depth, key = nesting(raw)
-    if depth > MAX_BODY_DEPTH:
-        request = _shallow_id(raw) if depth <= _PARSER_SAFE_DEPTH else None
+    shape = BodyShape(raw)
+    if shape.depth > MAX_BODY_DEPTH:
+        request, key = shape.request(), shape.deepest_key
         if key is not None and key.isidentifier():
-            raise Refused(key, f"{key} nests {depth - 1} deep; the limit is {MAX_DEPTH}", request)
-        raise Refused(None, f"command nests {depth} deep; the limit is {MAX_BODY_DEPTH}", request)
+            raise Refused(
+                key, f"{key} nests {shape.depth - 1} deep; the limit is {MAX_DEPTH}", request
+            )
+        raise Refused(
+            None, f"command nests {shape.depth} deep; the limit is {MAX_BODY_DEPTH}", request
+        )
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
@@ -104,45 +108,59 @@ def parse_body(raw: bytes, max_bytes: int = 4096) -> object:
     return data
 
 
-_PARSER_SAFE_DEPTH = 300
-"""Deep enough for any refusal to still find the id, shallow enough for the parser."""
+class BodyShape:
+    """How the JSON in `raw` nests, read without parsing it (so no depth can exhaust the
+    parser): the deepest level, the top-level key whose value nests deepest, and the body
+    with its nested values left out, whose fields (the id) then parse at any depth."""
 
-
-def _shallow_id(raw: bytes) -> str | None:
-    """The id of a body refused for its depth, if the parser can still read it."""
-    try:
-        return request_id(json.loads(raw.decode("utf-8")))
-    except (ValueError, RecursionError):
-        return None
-
-
-def nesting(raw: bytes) -> tuple[int, str | None]:
-    """How deep the JSON in `raw` nests its lists and objects, and the top-level key whose
-    value nests deepest (read without parsing, so no depth can exhaust the parser)."""
-    depth = deepest = 0
-    start = 0
-    last_key: str | None = None
-    deepest_key: str | None = None
-    in_string = escaped = False
-    for at, byte in enumerate(raw):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
+    def __init__(self, raw: bytes) -> None:
+        self.depth = 0
+        self.deepest_key: str | None = None
+        self._raw, self._top, self._kept_from = raw, bytearray(), 0
+        self._level, self._start = 0, 0
+        self._key: str | None = None
+        self._in_string = self._escaped = False
+        for at, byte in enumerate(raw):
+            if self._in_string:
+                self._string_byte(at, byte)
             elif byte == 0x22:  # quote
-                in_string = False
-                if depth == 1:  # a key or a string value of the body: the key comes last
-                    last_key = raw[start:at].decode("utf-8", "replace")
+                self._in_string, self._start = True, at + 1
+            elif byte in (0x5B, 0x7B):  # [ {
+                self._open(at)
+            elif byte in (0x5D, 0x7D):  # ] }
+                self._close(at)
+        if self._level <= 1:
+            self._top += raw[self._kept_from :]
+
+    def _string_byte(self, at: int, byte: int) -> None:
+        if self._escaped:
+            self._escaped = False
+        elif byte == 0x5C:  # backslash
+            self._escaped = True
         elif byte == 0x22:
-            in_string, start = True, at + 1
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > deepest:
-                deepest, deepest_key = depth, last_key if depth > 1 else None
-        elif byte in (0x5D, 0x7D):  # ] }
-            depth -= 1
-    return deepest, deepest_key
+            self._in_string = False
+            if self._level == 1:  # a key or a string value of the body: the key comes last
+                self._key = self._raw[self._start : at].decode("utf-8", "replace")
+
+    def _open(self, at: int) -> None:
+        self._level += 1
+        if self._level == 2:  # a nested value starts: the top keeps null in its place
+            self._top += self._raw[self._kept_from : at] + b"null"
+        if self._level > self.depth:
+            self.depth = self._level
+            self.deepest_key = self._key if self._level > 1 else None
+
+    def _close(self, at: int) -> None:
+        if self._level == 2:
+            self._kept_from = at + 1
+        self._level -= 1
+
+    def request(self) -> str | None:
+        """The body's id, if it has a usable one, read from its top level alone."""
+        try:
+            return request_id(json.loads(bytes(self._top).decode("utf-8")))
+        except ValueError:  # not JSON (UnicodeDecodeError is one)
+            return None
 
 
 def check_text_everywhere(data: object, path: str = "") -> None:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
+from tidetower.engine.dice import DieKind
 from tidetower.engine.session import ActionKind
 from tidetower.engine.systems.tide.marks import MarksKind
 from tidetower.engine.systems.tide.track import Footing, Size
@@ -284,6 +285,14 @@ class Command(BaseModel):
     id: str = Field(min_length=1, max_length=64)
 
 
+def _rules_kind(kind: DieName | None) -> DieName | None:
+    """A die the rules count: a tens d10 is the camera's alone (with a units d10 it makes a
+    d100), so a roll or a declared tier cannot name it."""
+    if kind is not None and kind not in set(DieKind):
+        raise ValueError(f"a {kind} is no die of the rules: with a units d10 it makes a d100")
+    return kind
+
+
 class DeclareCommand(Command):
     """Declare the next roll (who, which side, which mode, the pool)."""
 
@@ -296,6 +305,8 @@ class DeclareCommand(Command):
     tier: DieName | None = None
     marks: int | None = Field(None, ge=0, le=100)
     params: dict[str, Any] = {}
+
+    _tier = field_validator("tier")(_rules_kind)
 
 
 class TideCommand(Command):
@@ -319,12 +330,28 @@ class SystemCommand(Command):
     settings: dict[str, Any] = {}
 
 
-def _check_face(value: int, info: ValidationInfo) -> int:
-    """A face the die cannot show is refused here, so the error names the field."""
+def _rules_face(value: int, info: ValidationInfo) -> int:
+    """A face the rules' die cannot show is refused here, so the error names the field."""
     kind = info.data.get("kind")
-    sides = int(kind[1:]) if isinstance(kind, str) else 100
+    if kind is None:  # the kind itself was refused
+        return value
+    sides = DieKind(kind).sides
     if not 1 <= value <= sides:
-        raise ValueError(f"a {kind or 'die'} cannot show {value}: faces are 1..{sides}")
+        raise ValueError(f"a {kind} cannot show {value}: faces are 1..{sides}")
+    return value
+
+
+def _camera_face(value: int, info: ValidationInfo) -> int:
+    """A face the camera's die cannot show is refused here, so the error names the field;
+    a units d10's 0 may be typed as 10, as it is on the die."""
+    kind = info.data.get("kind")
+    if kind is None or (kind == "d10" and value == 10):
+        return value
+    faces = tray.camera_faces(kind)
+    if value not in faces:
+        shown = f"{faces[0]}..{faces[-1]}"
+        shown += {"d10": " (or 10 for its 0)", "d10-tens": " by tens"}.get(kind, "")
+        raise ValueError(f"a {kind} cannot show {value}: faces are {shown}")
     return value
 
 
@@ -335,7 +362,8 @@ class DieEntry(BaseModel):
     kind: DieName
     value: int
 
-    _face = field_validator("value")(_check_face)
+    _kind = field_validator("kind")(_rules_kind)
+    _face = field_validator("value")(_rules_face)
 
 
 class RollCommand(Command):
@@ -350,9 +378,9 @@ class DieCommand(Command):
 
     index: int = Field(ge=0, le=39)
     kind: DieName
-    value: int
+    value: int = Field(description="as the camera reads it: a units d10 0..9, a tens d10 0..90")
 
-    _face = field_validator("value")(_check_face)
+    _face = field_validator("value")(_camera_face)
 
 
 class UndoCommand(Command):

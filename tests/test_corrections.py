@@ -177,3 +177,20 @@ def test_typed_faces_go_on_the_cameras_boxes_only_where_that_is_plain() -> None:
     assert by_hand(read, [("d6", 5), ("d6", 2)]) is None  # a die fewer than the camera saw
     d10 = by_hand(Reading((DieRead("d10", 3, box, 0.9),)), [("d10", 10)])
     assert d10 is not None and d10.dice[0].value == 0  # the rules' 10 is the die's 0
+
+
+@pytest.mark.slow
+def test_a_tower_stopped_while_it_learns_lets_the_learning_end_first(tmp_path: Path) -> None:
+    """Found by the fuzz suite: SIGTERM after a `learn` aborted the process ("terminate
+    called without an active exception") as it exited under the learning thread."""
+    config = sim_config(tmp_path / "s.db")
+    tower = Tower(config, simulated_parts(config, 43))
+    assert tower.loop.corrections is not None and tower.learner is not None
+    spec = TraySpec(size=(320, 240), side=(0.1, 0.12), floors=("dark",))
+    for seed in range(5):
+        tray = render_tray(7_100_000 + seed, spec, dice=("d20",))
+        final = Reading(tuple(DieRead("d20", d.value, d.box, 1.0) for d in tray.dice))
+        tower.loop.corrections.keep_correction(f"r-{seed}", tray.image, Reading(), final)
+    assert tower.learner.learn() == 5
+    tower.close()
+    assert tower.learner.status.state in ("adopted", "kept", "failed")

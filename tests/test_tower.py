@@ -557,6 +557,61 @@ def test_rereads_from_another_thread_never_stop_the_simulated_table(
         assert len(reads) >= 30
 
 
+def test_a_reread_while_the_dice_are_picked_up_never_stops_the_simulated_table(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """Found by the fuzz suite: a `cmd/reread` after a result, while a hand takes the dice
+    out, read the hand as dice the camera could not read; the simulated GM looked for them
+    in the emptied tray (`min()` of nothing) and the tower exited."""
+    config = sim_config(tmp_path / "s.db")
+    with Tower(config, simulated_parts(config, 7)) as tower:
+        sim = _people(tower)
+        sim.hand_chance = 0.0
+        rereads = 0
+        for _ in range(3000):
+            tower.step()
+            if tower.loop.state is TowerState.RESULT and not tower.camera.idle:
+                with contextlib.suppress(RuleError):
+                    tower.loop.reread()
+                    rereads += 1
+            if rereads >= 20:
+                break
+        assert rereads >= 20 and tower.table.state.history
+
+
+@pytest.mark.slow
+def test_undos_from_another_thread_never_stop_the_simulated_table(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """Found by the fuzz suite: a `cmd/undo` took back the opening roll the simulated GM was
+    about to declare a reply to, between its reading the table and declaring; the declaration
+    was refused ("reply to unknown roll") and the tower exited."""
+    config = sim_config(tmp_path / "s.db")
+    stop = threading.Event()
+    with Tower(config, simulated_parts(config, 5)) as tower:
+        _people(tower).hand_chance = 0.0
+        undone: list[str] = []
+
+        def gm() -> None:  # takes back every opening roll as soon as it is recorded
+            while not stop.wait(0.0002):
+                last = tower.table.state.last
+                if last is not None and last.outcome.facts.get("awaiting_reply") is True:
+                    with contextlib.suppress(RuleError):
+                        undone.append(tower.table.undo().id)
+
+        thread = threading.Thread(target=gm, daemon=True)
+        thread.start()
+        try:
+            for _ in range(10000):
+                tower.step()
+                if len(undone) >= 60:
+                    break
+        finally:
+            stop.set()
+            thread.join()
+        assert len(undone) >= 60  # the table kept throwing openings, the GM kept undoing
+
+
 def test_pruning_tolerates_photos_that_vanished(tmp_path: Path) -> None:
     """Issue 17 (6): a photo listed for pruning and gone before it is looked at (another
     process pruned it; here a link whose file is gone, listed but not there) is no failure."""
