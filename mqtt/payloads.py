@@ -281,7 +281,8 @@ class Command(BaseModel):
     """A command body: an id for the reply, no unknown fields."""
 
     model_config = ConfigDict(extra="forbid")
-    v: int = SCHEMA_VERSION
+    v: Literal[1] = 1
+    """The schema version the command is written in: this tower speaks 1 and refuses others."""
     id: str = Field(min_length=1, max_length=64)
 
 

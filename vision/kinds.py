@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tidetower.engine.tray import DIE_NAMES, DieName
+from tidetower.engine.tray import DIE_NAMES, DieName, camera_faces
 
 KINDS: tuple[DieName, ...] = tuple(k for k in DIE_NAMES if k != "d100")
 """Every kind the reader names (a d100 is read as a pair); "d10" is the units die (0..9),
@@ -11,13 +11,9 @@ KINDS: tuple[DieName, ...] = tuple(k for k in DIE_NAMES if k != "d100")
 
 def face_values(kind: str) -> tuple[int, ...]:
     """Return the values a die kind shows: d10 0..9, d10-tens 0..90 by tens, else 1..n."""
-    if kind == "d10":
-        return tuple(range(10))
-    if kind == "d10-tens":
-        return tuple(range(0, 100, 10))
     if kind not in KINDS:
         raise ValueError(f"unknown die kind {kind!r}: expected one of {', '.join(KINDS)}")
-    return tuple(range(1, int(kind[1:]) + 1))
+    return camera_faces(kind)
 
 
 def face_text(kind: str, value: int) -> str:
