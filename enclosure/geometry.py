@@ -79,6 +79,40 @@ class Layout:
         return size * self.params.capture[0] / (2 * self.lens_height * self.tan_h)
 
 
+@dataclass(frozen=True)
+class DieSize:
+    """The die size calibration expects from the enclosure and the one it measures."""
+
+    expected: float
+    """Pixels a min_die die spans, from the camera's height and lens."""
+    measured: float
+    """The same from the tray floor calibration found: its pixels over its millimetres."""
+    tolerance: float
+
+    @property
+    def off_by(self) -> float:
+        """The measured size's difference from the expected, as a fraction of it."""
+        return self.measured / self.expected - 1
+
+    @property
+    def agrees(self) -> bool:
+        return abs(self.off_by) <= self.tolerance
+
+
+def die_size_check(
+    params: EnclosureParams,
+    tray: tuple[float, float, float, float],
+    frame: tuple[int, int],
+) -> DieSize:
+    """Compare the die size the enclosure promises with what a calibration frame shows: the
+    tray region found (normalised x0, y0, x1, y1) against the tray floor's millimetres."""
+    lay = layout(params)
+    scale = frame[0] / params.capture[0]  # a frame of another size, the same picture
+    width_px, depth_px = (tray[2] - tray[0]) * frame[0], (tray[3] - tray[1]) * frame[1]
+    per_mm = (width_px / params.tray_width + depth_px / params.tray_depth) / 2
+    return DieSize(lay.die_px() * scale, per_mm * params.min_die, params.die_px_tolerance)
+
+
 def field_of_view(camera: CameraSpec, capture: tuple[int, int]) -> tuple[float, float]:
     """tan of the half-angles seen at a capture size: the sensor is scaled to the capture's
     aspect by cropping the side that is too long (a 4:3 capture of the 16:9 Camera Module 3

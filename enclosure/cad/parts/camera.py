@@ -14,7 +14,7 @@ BED = (180.0, 0.0, 0.0)
 """Flipped: the standoffs point up as it prints."""
 M2_HOLE = 2.4
 M3_HOLE = 3.4
-STANDOFF_DIAMETER = 5.0
+STANDOFF_DIAMETER = 6.0
 MARGIN = 4.5
 """Plate beyond the board on each side (mm)."""
 
