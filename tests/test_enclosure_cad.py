@@ -70,9 +70,18 @@ def test_each_part_fits_the_printer_lying_as_it_prints(name: str, parts: dict[st
     assert PARAMS.printer[2] >= size.Z
 
 
+@pytest.fixture(scope="module")
+def thin_parts() -> dict[str, Part]:
+    """The parts with the thinnest walls the parameters allow."""
+    return {p.name: p for p in all_parts(dataclasses.replace(PARAMS, wall=1.6))}
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_each_part_has_walls_of_at_least_1_6_mm(name: str, parts: dict[str, Part]) -> None:
+def test_each_part_has_walls_of_at_least_1_6_mm(
+    name: str, parts: dict[str, Part], thin_parts: dict[str, Part]
+) -> None:
     assert thinnest_wall(mesh(parts[name].on_bed())) >= 1.6 - 0.01
+    assert thinnest_wall(mesh(thin_parts[name].on_bed())) >= 1.6 - 0.01
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -54,6 +54,12 @@ def _size(part: Part) -> str:
     return f"{s.X:.0f} x {s.Y:.0f} x {s.Z:.0f} mm"
 
 
+def _volume(part: Part) -> str:
+    """The part's solid volume (filament is its walls and infill, much less for big parts)."""
+    cm3 = part.solid.volume / 1000
+    return f"{cm3:.0f} cm³" if cm3 >= 10 else f"{cm3:.1f} cm³"
+
+
 def _write_part(part: Part, out: Path) -> list[Path]:
     """The part's STL and STEP as it prints, and its preview."""
     solid = part.on_bed()
@@ -78,11 +84,7 @@ def _write_assembly(parts: list[Part], out: Path) -> list[Path]:
 def _write_bom(params: EnclosureParams, parts: list[Part], out: Path) -> list[Path]:
     """The bill of materials as Markdown and CSV."""
     printed = [
-        (
-            f"{p.title} (`{p.name}.stl`)",
-            p.count,
-            f"{_size(p)}, {p.solid.volume / 1000:.0f} cm³; {p.settings}",
-        )
+        (f"{p.title} (`{p.name}.stl`)", p.count, f"{_size(p)}, {_volume(p)} solid; {p.settings}")
         for p in parts
     ]
     items = bom.bought(params)

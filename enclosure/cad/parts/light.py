@@ -52,9 +52,9 @@ def build(params: EnclosureParams) -> Solid:
         box(x, (y0 - cl - t, back + t), (h + cl, h + cl + t)),  # clip's top, on out to the back
         box(x, (y0 - cl - t, y0 - cl), (h - LEG, h + cl + t)),  # inner leg
         box(x, (y1 + cl, y1 + cl + t), (h - LEG, h + cl + t)),  # outer leg
-        box(x, (back, back + t), (h + cl, w1 + t)),  # the channel's back, up from the clip
-        box(x, (r, back), (w1, w1 + t)),  # top lip
-        box(x, (r, back), (w0 - t, w0)),  # bottom lip
+        box(x, (back, back + t), (h + cl, w1 + t + DIFFUSER[1])),  # the channel's back
+        box(x, (r, back), (w1, w1 + t + DIFFUSER[1])),  # top lip, its slot cut from it
+        box(x, (r, back), (w0 - t - DIFFUSER[1], w0)),  # bottom lip
     ]
     slot = (r + 0.5, r + 0.5 + DIFFUSER[0])
     grooves = [

@@ -40,7 +40,7 @@ def inner_half(params: EnclosureParams) -> float:
 
 def section(params: EnclosureParams, length: float) -> Solid:
     """One section along x from 0, its back on the table's edge at z = 0."""
-    t, half = params.wall, inner_half(params)
+    t, half = params.wall + DIFFUSER[1], inner_half(params)  # the slot cuts into the sides
     x = (0.0, length)
     floor = box(x, (-half - t, half + t), (0.0, BASE))
     sides = [box(x, y, (0.0, BASE + SIDE)) for y in ((-half - t, -half), (half, half + t))]
