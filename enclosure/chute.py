@@ -124,40 +124,43 @@ def die_diagonal(params: EnclosureParams) -> float:
     return max(params.die_size * math.sqrt(3), params.d20_size * ICOSAHEDRON)
 
 
-@cache
-def chute(params: EnclosureParams) -> Chute:
-    """Baffles spaced so the ball clears every tip by PASS, from the inner ramp upwards."""
-    ball = 1.5 * die_diagonal(params)
-    gap = ball + 2 * PASS
-    depth = 2 * gap + 2 * OVERLAP
-    half, t = depth / 2, params.wall
-    ramp_slope = -math.tan(math.radians(RAMP_ANGLE))
-    ramp = Line(half, EXIT_HEIGHT, ramp_slope)
-    below, below_cos = ramp, math.cos(math.radians(RAMP_ANGLE))
+def _baffles(params: EnclosureParams, ball: float, gap: float, ramp: Line) -> list[Baffle]:
+    """The baffles from the top down, each as low as the ball's room over the one below (or the
+    inner ramp) allows: the perpendicular from its tip's lower corner to the surface below is
+    the ball plus PASS on each side."""
+    half, t = gap + OVERLAP, params.wall
     angle = math.radians(params.baffle_angle)
+    below, below_cos = ramp, math.cos(math.radians(RAMP_ANGLE))
     baffles: list[Baffle] = []
     for k in range(params.baffles):
         side = 1 if k % 2 == 0 else -1  # counted from the bottom: the lowest hangs at +x
         tip_x = -side * (half - gap)
         corner_x = tip_x + side * t * math.sin(angle)
-        lowest = below.z(corner_x) + (ball + 2 * PASS) / below_cos
-        tip_z = lowest + t * math.cos(angle)
+        tip_z = below.z(corner_x) + (ball + 2 * PASS) / below_cos + t * math.cos(angle)
         top = Line(tip_x, tip_z, side * math.tan(angle))
         baffles.append(Baffle(side, (tip_x, tip_z), top))
         below, below_cos = top, math.cos(angle)
-    baffles.reverse()
+    return baffles[::-1]
+
+
+@cache
+def chute(params: EnclosureParams) -> Chute:
+    """The tower's inside: room for the ball everywhere, from the inner ramp upwards."""
+    ball = 1.5 * die_diagonal(params)
+    gap = ball + 2 * PASS
+    half, t, r = gap + OVERLAP, params.wall, ball / 2 + PASS
+    ramp = Line(half, EXIT_HEIGHT, -math.tan(math.radians(RAMP_ANGLE)))
+    baffles = _baffles(params, ball, gap, ramp)
     high = baffles[0].top.z(baffles[0].side * half)
-    lay = layout(params)
-    origin_x = -(lay.tray_outer[0] + RAMP_RUN + t + half)
+    origin_x = -(layout(params).tray_outer[0] + RAMP_RUN + t + half)
     tray_inner = -params.tray_width / 2 - origin_x
     outer = _outer_ramp(half + t, tray_inner)
-    r = ball / 2 + PASS
     at_wall = max(ramp.raised(r).z(half), outer.raised(r).z(half))
     exit_height = at_wall + r - EXIT_HEIGHT  # the ball's top, PASS under the opening's top
     beam_x = half - BEAM_SET_BACK
     beam = (beam_x, ramp.z(beam_x) + BEAM_HEIGHT)
     return Chute(
-        ball, gap, depth, gap + 20.0, t, tuple(baffles), ramp, outer, exit_height,
+        ball, gap, 2 * half, gap + 20.0, t, tuple(baffles), ramp, outer, exit_height,
         high + RIM, beam, origin_x, tray_inner,
     )  # fmt: skip
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from tidetower.enclosure.chute import chute
-from tidetower.enclosure.geometry import CLEARANCE, MAST, layout
+from tidetower.enclosure.geometry import CLEARANCE, MAST, SPREAD, layout
 from tidetower.enclosure.params import EnclosureParams
 
 ARM = 22.0
@@ -47,24 +47,34 @@ def lies_on(outline: tuple[float, float], bed: list[float]) -> bool:
     return all(a <= b for a, b in zip(sorted(outline), sorted(bed), strict=True))
 
 
-def problems(params: EnclosureParams) -> list[str]:
-    """Every reason these parameters make no good tower (none: they do)."""
-    found: list[str] = []
-    lay, chutes = layout(params), chute(params)
-    bed, height = sorted(params.printer[:2]), params.printer[2]
+def _room(params: EnclosureParams) -> str | None:
+    """The floor must be SPREAD times the dice's footprint for them to settle apart."""
     floor = params.tray_width * params.tray_depth
-    dice = params.dice * params.die_size**2 + params.d20_size**2
-    if floor < 4.0 * dice:
-        found.append(
-            f"tray_width x tray_depth: {floor:.0f} mm² is too small for {params.dice} dice of "
-            f"{params.die_size} mm and a d20 to settle apart (needs {4.0 * dice:.0f} mm²)"
-        )
-    if lay.die_px() < params.min_die_px:
-        found.append(
-            f"tray_width/tray_depth/capture: a {params.min_die} mm die would span "
-            f"{lay.die_px():.0f} px, under min_die_px {params.min_die_px}"
-        )
-    tower = chutes.top + params.wall
+    need = SPREAD * (params.dice * params.die_size**2 + params.d20_size**2)
+    if floor >= need:
+        return None
+    return (
+        f"tray_width x tray_depth: {floor:.0f} mm² is too small for {params.dice} dice of "
+        f"{params.die_size} mm and a d20 to settle apart (needs {need:.0f} mm²)"
+    )
+
+
+def _readable(params: EnclosureParams) -> str | None:
+    """The smallest die must span min_die_px."""
+    px = layout(params).die_px()
+    if px >= params.min_die_px:
+        return None
+    return (
+        f"tray_width/tray_depth/capture: a {params.min_die} mm die would span {px:.0f} px, "
+        f"under min_die_px {params.min_die_px}"
+    )
+
+
+def _printable(params: EnclosureParams) -> list[str]:
+    """The tower and the mast print standing, the arm and the tray lying on the bed."""
+    bed, height = sorted(params.printer[:2]), params.printer[2]
+    found = []
+    tower = chute(params).top + params.wall
     if tower > height:
         found.append(
             f"baffles/die_size/d20_size: the tower would be {tower:.0f} mm tall, over the "
@@ -77,9 +87,15 @@ def problems(params: EnclosureParams) -> list[str]:
         )
     if not lies_on((arm_length(params), ARM), bed):
         found.append(f"tray_width: the camera arm would be {arm_length(params):.0f} mm long")
-    if not lies_on((2 * lay.tray_outer[1], tray_reach(params)), bed):
+    if not lies_on((2 * layout(params).tray_outer[1], tray_reach(params)), bed):
         found.append(
             f"tray_width: the tray with its mast socket would be {tray_reach(params):.0f} mm, "
             f"over the printer's {bed[1]:.0f} mm bed"
         )
     return found
+
+
+def problems(params: EnclosureParams) -> list[str]:
+    """Every reason these parameters make no good tower (none: they do)."""
+    found = [p for p in (_room(params), _readable(params)) if p is not None]
+    return found + _printable(params)
