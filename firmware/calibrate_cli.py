@@ -8,6 +8,8 @@ from typing import Any
 import click
 import cv2
 
+from tidetower.enclosure.geometry import die_size_check, layout
+from tidetower.enclosure.params import EnclosureParams
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.tower import open_camera
 from tidetower.vision.calibrate import (
@@ -73,4 +75,28 @@ def calibrate_command(config_path: Path | None, sim: bool, out: Path | None, fra
     preview = folder / "calibration.png"
     cv2.imwrite(str(preview), annotate_tray(background, tray))
     click.echo(f"tray region {tuple(round(v, 3) for v in tray)} stored in {folder}")
+    if config.enclosure is not None:
+        click.echo(
+            die_size_line(config.enclosure, tray, (background.shape[1], background.shape[0]))
+        )
     click.echo(f"check what was found: {preview}")
+
+
+def die_size_line(
+    params: EnclosureParams, tray: tuple[float, float, float, float], frame: tuple[int, int]
+) -> str:
+    """The die size the tray shows against the one [enclosure] promises; a warning when they
+    differ by more than its tolerance (a camera at another height, or another tray)."""
+    check = die_size_check(params, tray, frame)
+    said = (
+        f"a {params.min_die:g} mm die spans {check.measured:.0f} px on this tray, "
+        f"{check.expected:.0f} px expected from [enclosure]"
+    )
+    if check.agrees:
+        return f"{said}: agrees"
+    lens = layout(params).lens_height
+    return (
+        f"warning: {said}, off by {check.off_by:+.0%} (more than {check.tolerance:.0%}): is the "
+        f"lens {lens:.0f} mm above the tray floor, is the tray {params.tray_width:g} x "
+        f"{params.tray_depth:g} mm, and is the region found the tray floor?"
+    )

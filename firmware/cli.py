@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "ledbar": "tidetower.mqtt.ledbar.node:ledbar_command",
     "display": "tidetower.mqtt.display.server:display_command",
     "gm": "tidetower.mqtt.gm_cli:gm_command",
+    "enclosure": "tidetower.enclosure.cli:enclosure_group",
 }
 
 

@@ -18,6 +18,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from tidetower.enclosure.params import EnclosureParams
 from tidetower.engine.rules import RuleError
 from tidetower.engine.session import new_session
 from tidetower.engine.systems import get_system
@@ -150,6 +151,24 @@ class TowerConfig(Section):
     pins: PinsConfig = Field(default_factory=PinsConfig)
     loop: LoopConfig = Field(default_factory=LoopConfig)
     mqtt: MqttSettings = Field(default_factory=MqttSettings)
+    enclosure: EnclosureParams | None = None
+    """[enclosure]: the printed tower's parameters (docs/enclosure.md); `tidetower calibrate`
+    checks the die size the camera sees against the one they promise."""
+
+    @field_validator("enclosure")
+    @classmethod
+    def _enclosure_captures_what_the_camera_does(
+        cls, enclosure: EnclosureParams | None, info: ValidationInfo
+    ) -> EnclosureParams | None:
+        """The camera's height was worked out for enclosure.capture: it must be camera.size."""
+        camera = info.data.get("camera")
+        size = camera.size if isinstance(camera, CameraConfig) else None
+        if enclosure is not None and size is not None and tuple(size) != enclosure.capture:
+            raise ValueError(
+                f"capture {list(enclosure.capture)} is not camera.size {list(size)}: the "
+                "camera's height is worked out for the capture size, give the same"
+            )
+        return enclosure
 
 
 class ConfigError(ValueError):

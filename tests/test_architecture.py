@@ -1,7 +1,8 @@
 """Imports point one way: the engine at the bottom (with `engine/tray.py`, the nouns every
 package shares), the camera side (vision) and the wire above it, the wire's nodes (the LED
-bar, the display) above the wire, the firmware on top. A module that imports one above it
-fails here, naming the line."""
+bar, the display) above the wire, the firmware on top; the enclosure (the printed tower) beside
+the engine, importing nothing of the others, used by the firmware alone. A module that imports
+one above it fails here, naming the line."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from tidetower.vision.kinds import KINDS
 ROOT = Path(__file__).resolve().parents[1]
 MAY_IMPORT = {
     "engine": {"engine"},
+    "enclosure": {"enclosure"},
     "vision": {"vision", "engine"},
     "mqtt": {"mqtt", "engine"},
-    "firmware": {"firmware", "mqtt", "engine", "vision"},
+    "firmware": {"firmware", "mqtt", "engine", "vision", "enclosure"},
 }
 """What each package may import of tidetower: itself and the packages below it."""
 NODES = ("mqtt.ledbar", "mqtt.display")

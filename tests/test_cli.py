@@ -48,6 +48,7 @@ README_COMMANDS = {
     "demo",
     "session",
     "odds",
+    "enclosure",
 }
 """The commands README.md's table promises a user."""
 

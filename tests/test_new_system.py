@@ -35,7 +35,7 @@ from tidetower.mqtt.views import session_payload
 SYSTEM = "high-die"
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-PACKAGES = ("engine", "vision", "mqtt", "firmware")
+PACKAGES = ("engine", "vision", "mqtt", "firmware", "enclosure")
 RUN = (sys.executable, "-m", "tidetower.firmware.cli", "run", "--sim", "--no-mqtt")
 
 
