@@ -23,6 +23,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from vision_d6 import overrides
 
 from tidetower.vision.d6.find import find_dice
 from tidetower.vision.progress import progress
@@ -122,15 +123,6 @@ def cost() -> None:
         f"candidates {statistics.median(measure):.2f} ms a photo (median), reading the "
         f"photo {statistics.median(reading):.1f} ms"
     )
-
-
-def overrides(pairs: list[str]) -> ReaderSettings:
-    """Return reader settings with NAME=VALUE overrides, typed like the defaults."""
-    settings = ReaderSettings()
-    for pair in pairs:
-        name, _, value = pair.partition("=")
-        settings = dataclasses.replace(settings, **{name: type(getattr(settings, name))(value)})
-    return settings
 
 
 def main() -> None:
