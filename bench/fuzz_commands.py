@@ -105,10 +105,12 @@ class TimedDesk(CommandDesk):
         finally:
             self.spent += time.perf_counter() - started
 
-    def refuse_retained(self, name: str, raw: bytes) -> CommandResult:
+    def answer(self, name: str, raw: bytes, retained: bool = False) -> CommandResult:
+        if not retained:
+            return super().answer(name, raw)  # timed in handle()
         started = time.perf_counter()
         try:
-            return super().refuse_retained(name, raw)
+            return super().answer(name, raw, retained)
         finally:
             self.spent += time.perf_counter() - started
 

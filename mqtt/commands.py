@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
@@ -37,6 +38,14 @@ from tidetower.mqtt.payloads import (
 
 Detail = dict[str, Any]
 C = TypeVar("C", bound=Command)
+
+
+log = logging.getLogger(__name__)
+
+RETAINED = (
+    "retained commands are not run (it would run again at every restart); "
+    "it was cleared: send it again without the retain flag"
+)
 
 
 class TowerControls(Protocol):
@@ -276,19 +285,20 @@ class CommandDesk:
             return CommandResult(id=request, command=name, ok=False, error=error)
         return CommandResult(id=model.id, command=name, ok=True, detail=detail)
 
-    def refuse_retained(self, name: str, raw: bytes) -> CommandResult:
-        """The reply to a command the broker kept (retained): it is not run, since it would
-        run again at every restart."""
-        message = (
-            "retained commands are not run (it would run again at every restart); "
-            "it was cleared: send it again without the retain flag"
-        )
-        return CommandResult(
-            id=self.request_of(raw),
-            command=name,
-            ok=False,
-            error=CommandError(field=None, message=message),
-        )
+    def answer(self, name: str, raw: bytes, retained: bool = False) -> CommandResult:
+        """The reply to one message on `cmd/<name>`; never raises. A retained command is not
+        run (it would run again at every restart); a bug is said in the reply, and logged."""
+        if retained:
+            return self._refused(name, raw, RETAINED)
+        try:
+            return self.handle(name, raw)
+        except Exception as error:  # a bug, not bad input: the tower keeps running
+            log.exception("command %s failed", name)
+            return self._refused(name, raw, f"the tower failed on this command: {error}")
+
+    def _refused(self, name: str, raw: bytes, message: str) -> CommandResult:
+        error = CommandError(field=None, message=message)
+        return CommandResult(id=self.request_of(raw), command=name, ok=False, error=error)
 
     def request_of(self, raw: bytes) -> str | None:
         """The request id of a raw body, or None if it has no usable one."""

@@ -10,7 +10,6 @@ behind it go on.
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
 import threading
 import time
@@ -28,9 +27,8 @@ from tidetower.engine.table import Table
 from tidetower.mqtt.client import BrokerClient, Message, Will
 from tidetower.mqtt.commands import CommandDesk, Detail, LearnControl, TowerControls
 from tidetower.mqtt.ha import discovery_messages
+from tidetower.mqtt.inflight import WINDOW, InFlight
 from tidetower.mqtt.payloads import (
-    CommandError,
-    CommandResult,
     LearnPayload,
     Phase,
     TowerPayload,
@@ -42,7 +40,6 @@ from tidetower.mqtt.views import ReadingJson, roll_event, seen_event, session_pa
 
 log = logging.getLogger(__name__)
 
-WINDOW = 20  # outbox events in flight at once
 PHASES: dict[str, Phase] = {"roll": "result", "redo": "result", "undo": "undone"}
 
 
@@ -73,11 +70,8 @@ class TablePublisher:
         )
         self._learn: LearnPayload | None = None  # the latest learning state, if any
         self._readings: dict[str, ReadingJson] = {}
-        # outbox seq -> (attempt, messages not yet acknowledged); an ack of an earlier
-        # attempt (re-sent by paho after a reconnect) must not count for a later one
-        self._inflight: dict[int, tuple[int, int]] = {}
-        self._attempts = itertools.count(1)
-        self._ilock = threading.Lock()
+        self._inflight = InFlight()
+        self._ilock = threading.Lock()  # lock order: _ilock, then the InFlight's own
         self._fresh = False
         self._tower: TowerPayload | None = None  # the read loop's latest state, if it has one
         self._tower_due = False
@@ -190,9 +184,7 @@ class TablePublisher:
         """True once every outbox event has been acknowledged by the broker."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with self._ilock:
-                idle = not self._inflight
-            if idle and not self.table.store.pending(1):
+            if not self._inflight and not self.table.store.pending(1):
                 return True
             time.sleep(0.02)
         return False
@@ -264,11 +256,10 @@ class TablePublisher:
         flight (or set aside)."""
         events = self.table.store.pending(WINDOW * 2)
         for event in events:
-            with self._ilock:
-                if event.seq in self._inflight:
-                    continue
-                if len(self._inflight) >= WINDOW:
-                    return False
+            if self._inflight.has(event.seq):
+                continue
+            if self._inflight.full():
+                return False
             if not self._send_event(event):
                 return False
         return len(events) < WINDOW * 2
@@ -295,9 +286,7 @@ class TablePublisher:
 
     def _publish_event(self, seq: int, messages: list[tuple[str, str, bool]]) -> bool:
         """Publish an event's messages; it counts as delivered when all are acknowledged."""
-        attempt, sent = next(self._attempts), 0
-        with self._ilock:
-            self._inflight[seq] = (attempt, len(messages))
+        attempt, sent = self._inflight.begin(seq, len(messages)), 0
         try:
             for topic, text, retain in messages:
                 ack = functools.partial(self._acked, seq, attempt)
@@ -306,8 +295,7 @@ class TablePublisher:
                 sent += 1
         finally:
             if sent < len(messages):  # not all out: the event is not in flight
-                with self._ilock:
-                    self._inflight.pop(seq, None)
+                self._inflight.drop(seq)
         return sent == len(messages)
 
     def _event_messages(self, kind: str, body: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
@@ -343,19 +331,12 @@ class TablePublisher:
         )
 
     def _acked(self, seq: int, attempt: int) -> None:
-        with self._ilock:
-            current, left = self._inflight.get(seq, (0, 0))
-            if current != attempt:
-                return
-            self._inflight[seq] = (attempt, left - 1)
-            done = left == 1
-        if done:
+        if self._inflight.acked(seq, attempt):
             try:
                 self.table.store.delivered(seq)
             except Exception as error:  # on paho's thread: it must not stop the network loop
                 self.table.problems.report(f"outbox event {seq} sent, not forgotten: {error}")
-            with self._ilock:
-                self._inflight.pop(seq, None)
+            self._inflight.drop(seq)
             self._wake.set()
 
     def _publish_state(self) -> None:
@@ -415,24 +396,7 @@ class TablePublisher:
             return  # an empty message clears a retained command (ours too): nothing to run
         if message.retain:  # kept by the broker: clear it, so no restart runs it again
             self.client.publish(message.topic, b"", 1, True)
-            self._send(
-                self.topics.command_result,
-                self.desk.refuse_retained(name, message.payload),
-                retain=False,
-            )
-            return
-        try:
-            result = self.desk.handle(name, message.payload)
-        except Exception as error:  # a bug, not bad input: say so, and keep the tower running
-            log.exception("command %s failed", name)
-            result = CommandResult(
-                id=self.desk.request_of(message.payload),
-                command=name,
-                ok=False,
-                error=CommandError(
-                    field=None, message=f"the tower failed on this command: {error}"
-                ),
-            )
+        result = self.desk.answer(name, message.payload, retained=message.retain)
         self._send(self.topics.command_result, result, retain=False)
 
     def _record_from_command(self, roll: Roll) -> Detail:
