@@ -71,7 +71,7 @@ class TablePublisher:
         self._learn: LearnPayload | None = None  # the latest learning state, if any
         self._readings: dict[str, ReadingJson] = {}
         self._inflight = InFlight()
-        self._ilock = threading.Lock()  # lock order: _ilock, then the InFlight's own
+        self._ilock = threading.Lock()
         self._fresh = False
         self._tower: TowerPayload | None = None  # the read loop's latest state, if it has one
         self._tower_due = False
@@ -237,8 +237,9 @@ class TablePublisher:
         """After a connect: status, then the outbox in order, then the current state."""
         if not self.client.connected.is_set():
             return
+        busy = bool(self._inflight)  # only this thread adds to it; an ack wakes it again
         with self._ilock:
-            if self._fresh and self._inflight:
+            if self._fresh and busy:
                 return  # paho is re-sending what was in flight; newer events wait behind it
             fresh, self._fresh = self._fresh, False
         if fresh:
