@@ -28,16 +28,15 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fuzz_checks import apply_checked, check_store  # the suite's own, beside its tests
-from fuzz_live import LiveFuzz, Reply, RunningTower, check_restart, fuzz_live
+from fuzz_live import Reply, check_restart, fuzz_live, live_tower
 from fuzz_strategies import Sent, messages
-from mqtt_fixtures import Listener, Mosquitto, broker_settings
+from mqtt_fixtures import Mosquitto, broker_settings
 
 from tidetower.engine.systems import system_names
 from tidetower.engine.table import Table
 from tidetower.mqtt.commands import CommandDesk
 from tidetower.mqtt.payloads import CommandResult
 from tidetower.mqtt.settings import MqttSettings
-from tidetower.mqtt.topics import Topics
 
 KINDS = (  # a refusal's kind, by the words of its message (first match)
     ("retained", "retained commands are not run"),
@@ -161,14 +160,8 @@ def _live_run(
     batches: int,
     batch: int,
 ) -> tuple[int, int]:
-    topics = Topics.of(broker)
-    with (
-        Listener(broker, topics.command_result, topics.status) as listener,
-        RunningTower(mosquitto, broker.table, folder / "s.db") as tower,
-    ):
-        tower.start()
-        listener.wait_for(lambda m: m.topic == topics.status and m.payload == b"online")
-        first = len(tower.state().history)
+    with live_tower(mosquitto, broker, folder / "s.db") as live:
+        first = len(live.tower.state().history)
 
         def seen(sent: list[Sent], replies: list[Reply], seconds: float) -> None:
             figures.examples += 1
@@ -177,9 +170,8 @@ def _live_run(
             for reply in replies:
                 figures.reply(reply)
 
-        live = LiveFuzz(tower, listener, broker)
         fuzz_live(live, batches, batch, seen)
-        rolls = len(tower.state().history) - first
+        rolls = len(live.tower.state().history) - first
         return rolls, check_restart(live)
 
 

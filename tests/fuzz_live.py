@@ -12,7 +12,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,20 @@ class LiveFuzz:
             if message.topic == self.topics.command_result:
                 replies.append(take(wanted, json.loads(message.payload)))
         return replies
+
+
+@contextmanager
+def live_tower(mosquitto: Mosquitto, broker: MqttSettings, store: Path) -> Iterator[LiveFuzz]:
+    """`tidetower run --sim` on `mosquitto` for `broker`'s table, online, with the GM's
+    client listening for replies."""
+    topics = Topics.of(broker)
+    with (
+        Listener(broker, topics.command_result, topics.status) as listener,
+        RunningTower(mosquitto, broker.table, store) as tower,
+    ):
+        tower.start()
+        listener.wait_for(lambda m: m.topic == topics.status and m.payload == b"online")
+        yield LiveFuzz(tower, listener, broker)
 
 
 def take(wanted: Wanted, reply: Reply) -> Reply:

@@ -16,17 +16,16 @@ from pathlib import Path
 
 import pytest
 from fuzz_checks import apply_checked, check_store
-from fuzz_live import LiveFuzz, RunningTower, check_restart, fuzz_live
+from fuzz_live import check_restart, fuzz_live, live_tower
 from fuzz_strategies import messages, schema_body, vocabulary
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
-from mqtt_fixtures import Listener, Mosquitto
+from mqtt_fixtures import Mosquitto
 
 from tidetower.engine.systems import system_names
 from tidetower.engine.table import Table
 from tidetower.mqtt.commands import CommandDesk, Refused, checked
 from tidetower.mqtt.payloads import COMMAND_TYPES
-from tidetower.mqtt.topics import Topics
 
 COMMANDS = 25
 """The most commands one example sends to one table."""
@@ -71,14 +70,6 @@ def test_fuzzed_commands_change_the_table_only_when_accepted(data: st.DataObject
 def test_a_running_tower_answers_fuzzed_commands_with_rolls_in_flight(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
-    broker = mosquitto.settings()
-    topics = Topics.of(broker)
-    with (
-        Listener(broker, topics.command_result, topics.status) as listener,
-        RunningTower(mosquitto, broker.table, tmp_path / "s.db") as tower,
-    ):
-        tower.start()
-        listener.wait_for(lambda m: m.topic == topics.status and m.payload == b"online")
-        live = LiveFuzz(tower, listener, broker)
+    with live_tower(mosquitto, mosquitto.settings(), tmp_path / "s.db") as live:
         fuzz_live(live, examples=40, batch_size=12)
         check_restart(live)
