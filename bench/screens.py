@@ -49,7 +49,7 @@ def free_port() -> int:
 def simulated_tower(folder: Path) -> Iterator[Tower]:
     """A simulated tower whose reader asks the GM about every d20 (never sure of a numeral)."""
     config = sim_config(folder / "session.db")
-    config.camera.reader = replace(config.camera.reader, numeral_min_confidence=1.01)
+    config.camera.reader = replace(config.camera.reader, numeral_lead=1e9)
     with Tower(config, simulated_parts(config, 7)) as tower:
         yield tower
     Device.pin_factory = None

@@ -23,6 +23,7 @@ from tidetower.engine.rules import RuleError
 from tidetower.engine.session import new_session
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.vision.read import reader_problem
 from tidetower.vision.settings import ReaderSettings
 
 BcmPin = Annotated[int, Field(ge=0, le=27)]
@@ -208,6 +209,12 @@ def _secrets_at_hand(config: TowerConfig) -> list[str]:
     return []
 
 
+def at_hand(config: TowerConfig) -> list[str]:
+    """Return what a valid config needs that this machine lacks: a secret, the recogniser."""
+    reader = reader_problem(config.camera.reader)
+    return _secrets_at_hand(config) + ([reader] if reader else [])
+
+
 def load_config(path: str | Path) -> TowerConfig:
     """Read and validate a TOML config file, or raise ConfigError listing every problem."""
     path = Path(path)
@@ -228,7 +235,7 @@ def load_config(path: str | Path) -> TowerConfig:
         raise ConfigError(
             f"{path} has {error.error_count()} problem(s):\n" + describe_errors(error)
         ) from None
-    problems = _secrets_at_hand(config)
+    problems = at_hand(config)
     if problems:
         raise ConfigError(f"{path} has {len(problems)} problem(s):\n" + "\n".join(problems))
     return config

@@ -23,7 +23,7 @@ from tidetower.engine.rules import RollRecord
 from tidetower.engine.store import OutboxEvent, StoreError
 from tidetower.engine.systems import system_names
 from tidetower.engine.tray import Reading, TowerState
-from tidetower.firmware.config import ConfigError, TowerConfig, load_config
+from tidetower.firmware.config import ConfigError, TowerConfig, at_hand, load_config
 from tidetower.firmware.sim import sim_config, simulated_parts
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
@@ -102,6 +102,9 @@ def _load(
         else:
             assert store is not None, "--sim is given a store by _session_store"
             config = sim_config(store, system or "tide")
+            missing = at_hand(config)
+            if missing:
+                raise ConfigError("\n".join(missing))
     except ConfigError as error:
         raise ConfigExit(str(error)) from None
     if store is not None:

@@ -36,7 +36,7 @@ LEARNING_MS = 240_000  # teaching checks the new profile on 40 synthetic trays t
 def tower(tmp_path: Path) -> Iterator[Tower]:
     config = sim_config(tmp_path / "session.db")
     # the reader trusts no numeral read it makes itself: every d20 needs the GM, until taught
-    config.camera.reader = replace(config.camera.reader, numeral_min_confidence=1.01)
+    config.camera.reader = replace(config.camera.reader, numeral_lead=1e9)
     with Tower(config, simulated_parts(config, 31)) as tower:
         tower.camera.settings = replace(tower.camera.settings, look=GREEN_D20)
         yield tower

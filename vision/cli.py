@@ -15,7 +15,7 @@ from tidetower.vision.annotate import annotate
 from tidetower.vision.kinds import face_text
 from tidetower.vision.numerals.profile import ProfileError, load_profile
 from tidetower.vision.progress import progress
-from tidetower.vision.read import ImageError, load_image, read_dice, refusal
+from tidetower.vision.read import ImageError, load_image, read_dice, reader_problem, refusal
 from tidetower.vision.settings import ReaderSettings
 
 PHOTO_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
@@ -81,6 +81,9 @@ def read_command(
     if annotate_to is not None and len(photos) != 1:
         raise click.UsageError("--annotate takes exactly one IMAGE")
     settings = ReaderSettings(close_up=True, profile=str(profile) if profile else None)
+    problem = reader_problem(settings)
+    if problem is not None:
+        raise click.ClickException(problem)
     if profile is not None:
         try:
             load_profile(profile)

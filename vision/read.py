@@ -10,14 +10,23 @@ import numpy as np
 
 from tidetower.engine.tray import Box, DieRead, Reading, SetAside, Unreadable
 from tidetower.vision.colours import body_colour, colour_name
-from tidetower.vision.d6.decide import Verdict, split, verdicts
+from tidetower.vision.d6.decide import Verdict, split
 from tidetower.vision.d6.find import MIN_DIE_PX, Candidate, find_dice
-from tidetower.vision.numerals.decide import as_taught, judge_numeral, read_numerals
+from tidetower.vision.numerals.decide import TAUGHT_TURNS, as_taught, judge_all, look, net_of
 from tidetower.vision.numerals.profile import load_profile
+from tidetower.vision.numerals.recogniser import RecogniserMissing, model_path
 from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.structure import Detail, structure
 
-__all__ = ["Calibration", "ImageError", "ReaderSettings", "load_image", "read_dice", "refusal"]
+__all__ = [
+    "Calibration",
+    "ImageError",
+    "ReaderSettings",
+    "load_image",
+    "read_dice",
+    "reader_problem",
+    "refusal",
+]
 
 WHOLE_FRAME: Box = (0.0, 0.0, 1.0, 1.0)
 """Where a picture the reader refuses is unreadable: all of it."""
@@ -45,6 +54,18 @@ def load_image(path: str | Path) -> np.ndarray:
     if image is None:
         raise ImageError(f"{p}: not an image OpenCV can decode")
     return np.asarray(image)
+
+
+def reader_problem(settings: ReaderSettings) -> str | None:
+    """Return why the reader cannot start with these settings (the recogniser's model is not
+    installed), in one line naming the key and the fix, or None when it can."""
+    if not settings.numerals:
+        return None
+    try:
+        model_path()
+    except RecogniserMissing as error:
+        return f"camera.reader.numerals: {error} (or numerals = false to read pip d6 only)"
+    return None
 
 
 def refusal(image: np.ndarray, work_size: int) -> str | None:
@@ -125,10 +146,10 @@ def read_dice(
     floor = _calibrated_floor(calibration, work)
     found = find_dice(work, settings, calibration.tray if calibration else None, floor)
     candidates = standing_out(detail, found, settings)
-    dice, unreadable = split(judge(work, candidates, settings))
+    dice, unreadable = split(judge(bgr, work, candidates, settings))
     if settings.close_up and not dice and not unreadable:
         frame = standing_out(detail, [close_up(work)], settings)
-        dice, unreadable = split(judge(work, frame, settings))
+        dice, unreadable = split(judge(bgr, work, frame, settings))
     dice, aside = pinned(work, dice, settings.pins)
     return Reading(dice, unreadable, (time.perf_counter() - start) * 1000, aside)
 
@@ -189,20 +210,17 @@ def close_up(work: np.ndarray) -> Candidate:
     return Candidate(w / 2, h / 2, min(w, h) * 0.8, 1.0)
 
 
-def judge(work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings) -> list[Verdict]:
-    """Judge every candidate: the d6 reader's pips, then its kind and numerals, if read."""
-    found = verdicts(work, candidates, settings)
-    if not settings.numerals or not candidates:
-        return found
-    net = read_numerals(work, candidates, settings)
-    size = (work.shape[1], work.shape[0])
-    judged = [
-        judge_numeral(c, row, d6, size, settings)
-        for c, row, d6 in zip(candidates, net.probs, found, strict=True)
-    ]
-    if settings.profile is None:
+def judge(
+    frame: np.ndarray, work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
+) -> list[Verdict]:
+    """Judge every candidate (its kind, then its pips or numerals); a taught profile's match
+    stands over the reader's verdict."""
+    judged = judge_all(frame, work, candidates, settings)
+    if settings.profile is None or not candidates:
         return judged
-    taught = load_profile(settings.profile).match(net.embeddings)
+    embeddings = look(work, candidates, TAUGHT_TURNS, net_of(settings)).embeddings
+    taught = load_profile(settings.profile).match(embeddings)
+    size = (work.shape[1], work.shape[0])
     return [
         as_taught(c, match, verdict, size)
         for c, match, verdict in zip(candidates, taught, judged, strict=True)

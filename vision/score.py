@@ -74,6 +74,8 @@ def load_labels(folder: Path, fixed: bool = True) -> list[LabelledImage]:
     """Read a folder's labels.json into labelled photos with absolute paths, with the
     project's fixes to that set applied (unless not `fixed`)."""
     raw = json.loads((folder / "labels.json").read_text())
+    if isinstance(raw, dict):  # the tray form teach reads: {name: {"dice": [...]}}
+        raw = [{"file": f"images/{name}", **item} for name, item in sorted(raw.items())]
     fixes = json.loads(LABEL_FIXES.read_text()).get(folder.name, {}) if fixed else {}
     return [
         LabelledImage(

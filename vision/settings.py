@@ -12,6 +12,7 @@ from pydantic import AfterValidator, ConfigDict, with_config
 from tidetower.vision.colours import COLOURS
 from tidetower.vision.d6.nets import face_models
 from tidetower.vision.kinds import KINDS
+from tidetower.vision.numerals.kind import kind_classes
 from tidetower.vision.numerals.nets import model_classes
 from tidetower.vision.numerals.profile import load_profile
 
@@ -40,6 +41,16 @@ def _loadable_net(path: str | None) -> str | None:
             model_classes(Path(path))
         except Exception as err:  # onnxruntime raises its own, unrelated, error types
             raise ValueError(f"cannot load a numeral net from {path}: {err}") from err
+    return path
+
+
+def _loadable_kind_net(path: str | None) -> str | None:
+    """Accept a kind net only if onnxruntime loads it, so a bad path fails at start-up."""
+    if path is not None:
+        try:
+            kind_classes(Path(path))
+        except Exception as err:  # onnxruntime raises its own, unrelated, error types
+            raise ValueError(f"cannot load a kind net from {path}: {err}") from err
     return path
 
 
@@ -111,12 +122,14 @@ class ReaderSettings:
     edge_margin: float = 0.004
     """A box this close to the photo's edge (fraction) is a die half out of frame."""
     numerals: bool = True
-    """Tell every die's kind and read numeral dice (d6, d8, d10, d10-tens, d12, d20) with the
-    numeral net; off, the reader reads pip d6 only, one net run per die cheaper."""
+    """Tell every die's kind with the kind net and read numeral dice (d4, d6, d8, d10,
+    d10-tens, d12, d20) with the pretrained recogniser (rapidocr's PP-OCR model); off, the
+    reader reads pip d6 only."""
     kind_min: float = 0.6
-    """A numeral die's kind must be this likely (its faces summed), else it is unreadable."""
-    numeral_min_confidence: float = 0.8
-    """Below this a numeral die's face is reported unreadable rather than guessed."""
+    """A numeral die's kind must be this likely (the kind net's share), else it is unreadable."""
+    numeral_lead: float = 1.0
+    """A numeral die's likeliest face must lead the next by this many nats (the recogniser's
+    log-likelihoods summed over turns), else it is unreadable with both faces offered."""
     close_up: bool = False
     """A photo where no die is found is read once more as a close-up of one die filling
     the frame (`tidetower read` does this; a tower's camera never takes close-ups)."""
@@ -125,7 +138,10 @@ class ReaderSettings:
     white one is the Omen: a die of that kind in another colour is set aside, not read."""
     numeral_net: Annotated[str | None, AfterValidator(_loadable_net)] = None
     """An .onnx numeral net of your own (`python -m tidetower.vision.training.numerals`) in
-    place of the shipped one. A taught profile belongs to the shipped net."""
+    place of the shipped one, for a taught profile's matching. A profile belongs to its net."""
+    kind_net: Annotated[str | None, AfterValidator(_loadable_kind_net)] = None
+    """An .onnx kind net of your own (`python -m tidetower.vision.training.kinds`) in place
+    of the shipped one."""
     profile: Annotated[str | None, AfterValidator(_readable_profile)] = None
     """A folder of the table's taught dice (`tidetower teach`): a die close to a taught face
     reads as that face; others are read as without it."""

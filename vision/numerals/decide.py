@@ -1,4 +1,9 @@
-"""Tell each candidate's kind and read numeral faces; pip d6 are left to the d6 reader."""
+"""Tell each candidate's kind by the kind net and read numeral faces by the recogniser; pip d6
+are left to the d6 reader.
+
+Kinds and faces are read from the frame at the camera's resolution: the finder works on the
+small copy, and each die is cut from the full frame where it found it.
+"""
 
 from __future__ import annotations
 
@@ -8,71 +13,113 @@ from pathlib import Path
 import numpy as np
 
 from tidetower.engine.tray import DieRead, Unreadable
-from tidetower.vision.d6.decide import Verdict, out_of_frame
+from tidetower.vision.d6.decide import Verdict, out_of_frame, verdicts
 from tidetower.vision.d6.find import Candidate
 from tidetower.vision.d6.nets import face_crop
-from tidetower.vision.numerals.nets import (
-    MARGIN,
-    MODEL,
-    NetOutput,
-    crop_size,
-    model_classes,
-    run_numerals,
-)
+from tidetower.vision.kinds import face_text
+from tidetower.vision.numerals.faces import FaceRead, read_face
+from tidetower.vision.numerals.kind import KIND_MODEL, kind_classes, read_kinds
+from tidetower.vision.numerals.nets import MARGIN, MODEL, NetOutput, crop_size, run_numerals
 from tidetower.vision.numerals.profile import Match
 from tidetower.vision.settings import ReaderSettings
 
-TURNS = (0.0,)
-"""The first look reads each die once."""
-SECOND_LOOK = (90.0, 180.0, 270.0)
-"""A die the first look leaves unsure is read again at these turns, and all averaged."""
+TAUGHT_TURNS = (0.0,)
+"""A taught profile matches a die by the numeral net's embedding of it at these turns."""
+PIP_LIKE = ("none", "pips")
+"""Kind-net classes the d6 reader judges: a pip d6, or maybe no die at all."""
 
 
 @dataclass(frozen=True)
-class Kinds:
-    """A candidate's probabilities grouped: no die, a pip d6, and each numeral kind."""
+class Shape:
+    """What the kind net says of one candidate: its likeliest class and that class's share."""
 
+    kind: str
+    p: float
     none: float
-    pips: float
-    numeral: dict[str, float]
-
-    @property
-    def likeliest(self) -> tuple[str, float]:
-        """Return the likeliest group ("none", "pips" or a kind) and its probability."""
-        groups = {"none": self.none, "pips": self.pips, **self.numeral}
-        name = max(groups, key=lambda k: groups[k])
-        return name, groups[name]
 
 
-def kinds_of(row: np.ndarray, classes: tuple[str, ...]) -> Kinds:
-    """Group one candidate's class probabilities by kind."""
-    numeral: dict[str, float] = {}
-    for p, name in zip(row, classes, strict=True):
-        if ":" in name:
-            kind = name.split(":")[0]
-            numeral[kind] = numeral.get(kind, 0.0) + float(p)
-    return Kinds(float(row[classes.index("none")]), float(row[classes.index("pips")]), numeral)
-
-
-def faces_of(row: np.ndarray, classes: tuple[str, ...], kind: str) -> list[tuple[float, int]]:
-    """Return (probability, value) of a kind's faces, likeliest first."""
-    out = [
-        (float(p), int(name.split(":")[1]))
-        for p, name in zip(row, classes, strict=True)
-        if name.split(":")[0] == kind and ":" in name
-    ]
-    return sorted(out, reverse=True)
+def shapes_of(probs: np.ndarray, classes: tuple[str, ...]) -> list[Shape]:
+    """Return each candidate's likeliest kind-net class."""
+    out = []
+    for row in probs:
+        best = int(np.argmax(row))
+        out.append(Shape(classes[best], float(row[best]), float(row[classes.index("none")])))
+    return out
 
 
 def net_of(settings: ReaderSettings) -> Path:
-    """Return the numeral net the settings ask for: the shipped one unless another is named."""
+    """Return the numeral net a taught profile matches with: the shipped one unless named."""
     return Path(settings.numeral_net) if settings.numeral_net else MODEL
+
+
+def kind_net_of(settings: ReaderSettings) -> Path:
+    """Return the kind net the settings ask for: the shipped one unless another is named."""
+    return Path(settings.kind_net) if settings.kind_net else KIND_MODEL
+
+
+def judge_all(
+    frame: np.ndarray, work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
+) -> list[Verdict]:
+    """Judge every candidate: its shape by the kind net, then pips or numerals as it says."""
+    if not settings.numerals:
+        return verdicts(work, candidates, settings)
+    scale = frame.shape[1] / work.shape[1]
+    at = [(c.x * scale, c.y * scale, c.side * scale) for c in candidates]
+    net = kind_net_of(settings)
+    shapes = shapes_of(read_kinds(frame, at, net), kind_classes(net))
+    pip_like = [i for i, s in enumerate(shapes) if s.kind in PIP_LIKE]
+    out: list[Verdict] = [None] * len(candidates)
+    d6 = verdicts(work, [candidates[i] for i in pip_like], settings)
+    for i, verdict in zip(pip_like, d6, strict=True):
+        out[i] = verdict
+    size = (work.shape[1], work.shape[0])
+    for i, shape in enumerate(shapes):
+        if shape.kind not in PIP_LIKE:
+            out[i] = judge_numeral(frame, candidates[i], at[i], shape, size, settings)
+    return out
+
+
+def judge_numeral(
+    frame: np.ndarray,
+    c: Candidate,
+    at: tuple[float, float, float],
+    shape: Shape,
+    size: tuple[int, int],
+    settings: ReaderSettings,
+) -> Verdict:
+    """Decide a candidate of a numeral shape: unsure of its kind, half out of frame, its
+    numerals disagreeing with its shape, unsure of its face, or read."""
+    box = c.box(*size)
+    if shape.p < settings.kind_min:
+        if shape.none >= settings.min_die_prob:
+            return None
+        return Unreadable(box, f"unsure of its kind: {shape.kind}? ({shape.p:.2f})")
+    if out_of_frame(c, *size, settings.edge_margin):
+        return Unreadable(box, "half out of frame", shape.kind)
+    read = read_face(frame, *at, shape.kind)
+    first, second = read.faces[0], read.faces[1]
+    pair = (first.value, second.value)
+    kind = first.kind
+    if read.elsewhere is not None and read.elsewhere.score - first.score >= settings.numeral_lead:
+        said = face_text(read.elsewhere.kind, read.elsewhere.value)
+        reason = f"its shape says {shape.kind} ({shape.p:.2f}), its numerals say {said}"
+        return Unreadable(box, reason, kind, pair)
+    if read.lead >= settings.numeral_lead:
+        return DieRead(kind, first.value, box, round(_confidence(read, shape), 4))
+    reason = f"unsure: {kind} {first.value} or {second.value} ({read.lead:.2f} nats apart)"
+    return Unreadable(box, reason, kind, pair)
+
+
+def _confidence(read: FaceRead, shape: Shape) -> float:
+    """Return a read's confidence: its face's share of the faces' likelihood, times its kind's."""
+    return min(1.0, read.confidence * shape.p)
 
 
 def look(
     work: np.ndarray, candidates: list[Candidate], turns: tuple[float, ...], model: Path = MODEL
 ) -> NetOutput:
-    """Run the numeral net on each candidate at each turn; average per candidate."""
+    """Run the numeral net on each candidate at each turn; average per candidate (a taught
+    profile matches dice by the net's embeddings)."""
     size = crop_size(model)
     crops = [face_crop(work, c.x, c.y, c.side * MARGIN, t, size) for c in candidates for t in turns]
     if not crops:
@@ -82,75 +129,6 @@ def look(
     emb = out.embeddings.reshape(n, k, -1).mean(axis=1)
     emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9)
     return NetOutput(out.probs.reshape(n, k, -1).mean(axis=1), emb)
-
-
-def read_numerals(
-    work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
-) -> NetOutput:
-    """Return the numeral net's verdict per candidate; unsure numeral dice get a second look."""
-    model = net_of(settings)
-    out = look(work, candidates, TURNS, model)
-    classes = model_classes(model)
-    unsure = [
-        i
-        for i, row in enumerate(out.probs)
-        if _unsure(kinds_of(row, classes), row, classes, settings)
-    ]
-    if not unsure:
-        return out
-    again = look(work, [candidates[i] for i in unsure], TURNS + SECOND_LOOK, model)
-    probs, emb = out.probs.copy(), out.embeddings.copy()
-    probs[unsure], emb[unsure] = again.probs, again.embeddings
-    return NetOutput(probs, emb)
-
-
-def _unsure(
-    kinds: Kinds, row: np.ndarray, classes: tuple[str, ...], settings: ReaderSettings
-) -> bool:
-    """Return whether a numeral-looking candidate is short of a sure kind and face."""
-    kind, p = kinds.likeliest
-    if kind in ("none", "pips"):
-        return bool(
-            sum(kinds.numeral.values()) >= settings.second_look_die_prob and p < settings.kind_min
-        )
-    return _face_confidence(row, classes, kinds, kind) < settings.numeral_min_confidence
-
-
-def _face_confidence(row: np.ndarray, classes: tuple[str, ...], kinds: Kinds, kind: str) -> float:
-    """Return the probability of a kind's likeliest face given that a die is there."""
-    best = faces_of(row, classes, kind)[0][0]
-    return best / max(1.0 - kinds.none, 1e-6)
-
-
-def judge_numeral(
-    c: Candidate, row: np.ndarray, d6: Verdict, size: tuple[int, int], settings: ReaderSettings
-) -> Verdict:
-    """Decide one candidate from the numeral net's row and the d6 reader's verdict: a pip
-    d6 or no die is the d6 reader's to judge; a numeral kind this net's, and a die whose
-    kind is sure is never dropped, only reported unreadable (its kind is the evidence)."""
-    classes = model_classes(net_of(settings))
-    kinds = kinds_of(row, classes)
-    kind, p = kinds.likeliest
-    if kind in ("none", "pips"):
-        return d6
-    w, h = size
-    box = c.box(w, h)
-    if p < settings.kind_min:
-        # a die both readers doubt is dropped; one only the numeral net sees stays unreadable:
-        # dropping faint finds too cost 10 of 859 numeral dice, silently (2026-12-01)
-        if d6 is None and kinds.none >= settings.min_die_prob:
-            return None
-        return Unreadable(box, f"unsure of its kind: {kind}? ({p:.2f})")
-    if out_of_frame(c, w, h, settings.edge_margin):
-        return Unreadable(box, "half out of frame", kind)
-    faces = faces_of(row, classes, kind)
-    confidence = _face_confidence(row, classes, kinds, kind)
-    if confidence >= settings.numeral_min_confidence:
-        return DieRead(kind, faces[0][1], box, round(min(confidence, 1.0), 4))
-    first, second = faces[0][1], faces[1][1]
-    return Unreadable(
-        box, f"unsure: {kind} {first} or {second} ({confidence:.2f})", kind, (first, second)
-    )
 
 
 def as_taught(
