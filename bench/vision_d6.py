@@ -1,6 +1,6 @@
 """Benchmark the d6 reader on the real d6-tray photos (dev and test splits) and synthetic trays.
 
-Usage: python bench/vision_d6.py [--synth N] [--only dev|test|synth|devval] [--fold F]
+Usage: python bench/vision_d6.py [--synth N] [--only dev|test|synth|devval|rune55] [--fold F]
        [--models DIR] [--cv FOLD=DIR ...] [--set NAME=VALUE ...] [--breakdown]
 Scoring is issue #4's: centre inside the label box or IoU >= 0.3, one to one, by confidence.
 `--only devval --fold F` scores one fold of the photos (a is dev-val); with `--models DIR`
@@ -36,6 +36,7 @@ from tidetower.vision.score import (
 )
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import render_tray
+from tidetower.vision.training.kind_crops import rune55_split
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "d6-tray"
 SYNTH_SEED = 1_000_000
@@ -58,6 +59,16 @@ def real(split: str, fold: str = "a") -> Iterable[tuple[object, tuple[Label, ...
     """Yield the real photos of one split (test, dev, or devval: one fold) with labels."""
     for item in load_labels(DATA):
         if (fold_of(item.path.name) == fold) if split == "devval" else item.split == split:
+            yield item.path, item.dice
+
+
+RUNE55 = DATA.parent / "d6-rune55"
+
+
+def rune55(split: str = "test") -> Iterable[tuple[object, tuple[Label, ...]]]:
+    """Yield d6-rune55's photos of its maker's split (another camera, tray and dice)."""
+    for item in load_labels(RUNE55):
+        if rune55_split(item.path.name) == split:
             yield item.path, item.dice
 
 
@@ -103,6 +114,8 @@ def overrides(pairs: list[str]) -> ReaderSettings:
     for pair in pairs:
         name, _, value = pair.partition("=")
         kind = type(getattr(settings, name))
+        if getattr(settings, name) is None:
+            kind = str  # a file (kind_net, numeral_net, profile)
         typed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
         settings = dataclasses.replace(settings, **{name: typed})
     return settings
@@ -141,7 +154,9 @@ def main() -> None:
     """Run the benchmark and print a Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--synth", type=int, default=500)
-    parser.add_argument("--only", choices=["dev", "test", "synth", "devval"], default=None)
+    parser.add_argument(
+        "--only", choices=["dev", "test", "synth", "devval", "rune55"], default=None
+    )
     parser.add_argument("--models", type=Path, default=None)
     parser.add_argument(
         "--cv",
@@ -168,12 +183,15 @@ def main() -> None:
         cross_validate(args.cv, settings, args.breakdown)
         return
     read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
-    for name in ("test", "dev", "synth", "devval"):
+    for name in ("test", "dev", "synth", "devval", "rune55"):
         if args.only == name or (args.only is None and name != "devval"):
-            items = synthetic(args.synth) if name == "synth" else real(name, args.fold)
+            items = {"synth": synthetic(args.synth), "rune55": rune55()}.get(
+                name, real(name, args.fold)
+            )
             label = {
                 "synth": f"synthetic ({args.synth})",
                 "devval": f"d6-tray fold {args.fold}",
+                "rune55": "d6-rune55 test split (another camera and tray)",
             }.get(name, f"d6-tray {name} split")
             report(run(items, settings), label + caveat(folds_in(name, args.fold)), args.breakdown)
 

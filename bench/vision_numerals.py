@@ -1,7 +1,10 @@
 """Benchmark the reader on numeral dice: real untaught dice, synthetic trays, speed, teach.
 
-Usage: python bench/vision_numerals.py [--only real|synth|speed|teach|teach-real]
-       [--synth N] [--model FILE ...] [--breakdown]
+Usage: python bench/vision_numerals.py [--only values|real|synth|speed|teach|teach-real]
+       [--kind-net FOLD=FILE ...] [--step N] [--synth N] [--model FILE ...] [--breakdown]
+`values`: dice-values (4,747 photos of many makers' dice) and numerals-taught read with
+each fold's kind net held out of it (`numeral_sets`: by filming for dice-values, top, color,
+angle and wood, and numerals-taught as a source of its own).
 Scoring is the d6 benchmark's (centre inside the label box or IoU >= 0.3, one to one), and a
 die is right only when both its kind and its value are. `real`: the photos of
 ../shared/data/numerals-taught read with the calibration a tower would take of that tray
@@ -25,6 +28,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from numeral_sets import FOLDS, TABLE_HEADER, dice_values, numerals_taught, read_all, table
 
 from tidetower.engine.tray import Reading
 from tidetower.vision.calibrate import find_tray
@@ -253,12 +257,45 @@ def real(models: list[Path], breakdown: bool) -> None:
         )
 
 
+def held_out_values(pairs: list[str], step: int) -> None:
+    """Print dice-values and numerals-taught read with kind nets held out of each fold, per
+    fold, kind and group (`numeral_sets`); a fold with no net of its own says so."""
+    nets = {}
+    for pair in pairs:
+        fold, _, path = pair.partition("=")
+        if fold not in FOLDS:
+            raise SystemExit(f"--kind-net {pair}: folds are {', '.join(FOLDS)}")
+        held = load_session(Path(path)).get_modelmeta().custom_metadata_map.get("trained_on", "")
+        if fold not in held.removeprefix("all but ").split("+"):
+            raise SystemExit(f"--kind-net {pair}: that net learned from {fold} ({held})")
+        nets[fold] = Path(path)
+    settings = ReaderSettings()
+    outcomes = read_all(dice_values(step), nets, settings, "dice-values")
+    outcomes += read_all(numerals_taught(), nets, settings, "numerals-taught")
+    unheld = sorted({o.photo.fold for o in outcomes} - set(nets))
+    print(
+        f"kind nets held out: {', '.join(sorted(nets)) or 'none'}"
+        + (f"; **not held out** (shipped net): {', '.join(unheld)}" if unheld else "")
+    )
+    for by in ("fold", "kind", "group"):
+        print(TABLE_HEADER.replace("| set |", f"| {by} |"))
+        print("\n".join(table(outcomes, by)))
+
+
 def main() -> None:
     """Run the benchmark and print Markdown rows."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--only", choices=["real", "synth", "speed", "teach", "teach-real"], default=None
+        "--only", choices=["values", "real", "synth", "speed", "teach", "teach-real"], default=None
     )
+    parser.add_argument(
+        "--kind-net",
+        action="append",
+        default=[],
+        metavar="FOLD=FILE",
+        help="`values`: read FOLD (top, color, angle, wood, taught) with a kind net held out of it",
+    )
+    parser.add_argument("--step", type=int, default=1, help="`values`: every STEP-th photo")
     parser.add_argument("--synth", type=int, default=300)
     parser.add_argument("--breakdown", action="store_true")
     parser.add_argument(
@@ -271,6 +308,8 @@ def main() -> None:
     cv2.setNumThreads(1)
     settings = ReaderSettings(numeral_net=str(args.model[0]) if args.model else None)
     read_dice(render_tray(0).image, settings=settings)  # load the nets before timing
+    if args.only in (None, "values") and DATA.exists():
+        held_out_values(args.kind_net, args.step)
     print(HEADER)
     if args.only in (None, "real") and DATA.exists():
         real(args.model or [MODEL], args.breakdown)

@@ -57,3 +57,9 @@ def body_colour(image: np.ndarray, box: Box) -> tuple[float, float, float]:
         return (0.0, 0.0, 0.0)
     b, g, r = np.median(patch.reshape(-1, 3), axis=0)
     return float(b), float(g), float(r)
+
+
+def lab_of(bgr: tuple[float, float, float]) -> np.ndarray:
+    """Return a BGR colour in CIE Lab (OpenCV's 8-bit scale), where distance is likeness."""
+    pixel = np.array([[bgr]], np.uint8)
+    return np.asarray(cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0], np.float64)

@@ -215,11 +215,12 @@ def judge(
 ) -> list[Verdict]:
     """Judge every candidate (its kind, then its pips or numerals); a taught profile's match
     stands over the reader's verdict."""
-    judged = judge_all(frame, work, candidates, settings)
-    if settings.profile is None or not candidates:
+    profile = load_profile(settings.profile) if settings.profile else None
+    judged = judge_all(frame, work, candidates, settings, profile.faces if profile else None)
+    if profile is None or not candidates:
         return judged
     embeddings = look(work, candidates, TAUGHT_TURNS, net_of(settings)).embeddings
-    taught = load_profile(settings.profile).match(embeddings)
+    taught = profile.match(embeddings)
     size = (work.shape[1], work.shape[0])
     return [
         as_taught(c, match, verdict, size)

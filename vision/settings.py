@@ -127,9 +127,12 @@ class ReaderSettings:
     reader reads pip d6 only."""
     kind_min: float = 0.6
     """A numeral die's kind must be this likely (the kind net's share), else it is unreadable."""
-    numeral_lead: float = 1.0
+    numeral_lead: float = 3.5
     """A numeral die's likeliest face must lead the next by this many nats (the recogniser's
-    log-likelihoods summed over turns), else it is unreadable with both faces offered."""
+    log-likelihoods summed over turns), else it is unreadable with both faces offered. The
+    smallest lead at which the recogniser read no more than 1 % of dice-values' top-down
+    and coloured-floor groups wrong (3.0: 1.4 %, 3.5: 0.8 %); checked on its slanted and
+    wooden groups and on numerals-taught, which it was not chosen on (docs/BENCHMARKS.md)."""
     close_up: bool = False
     """A photo where no die is found is read once more as a close-up of one die filling
     the frame (`tidetower read` does this; a tower's camera never takes close-ups)."""

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tidetower.engine.tray import DieRead, Unreadable
+from tidetower.engine.tray import Box, DieRead, Unreadable
+from tidetower.vision.colours import body_colour, lab_of
 from tidetower.vision.d6.decide import Verdict, out_of_frame, verdicts
 from tidetower.vision.d6.find import Candidate
 from tidetower.vision.d6.nets import face_crop
@@ -21,6 +22,7 @@ from tidetower.vision.numerals.faces import FaceRead, read_face
 from tidetower.vision.numerals.kind import KIND_MODEL, kind_classes, read_kinds
 from tidetower.vision.numerals.nets import MARGIN, MODEL, NetOutput, crop_size, run_numerals
 from tidetower.vision.numerals.profile import Match
+from tidetower.vision.numerals.signatures import TaughtFaces
 from tidetower.vision.settings import ReaderSettings
 
 TAUGHT_TURNS = (0.0,)
@@ -29,21 +31,44 @@ PIP_LIKE = ("none", "pips")
 """Kind-net classes the d6 reader judges: a pip d6, or maybe no die at all."""
 
 
+SURE = 1.0
+"""A first look settles a face when it leads by this much more than `numeral_lead`: the
+turns between can still move a lead, by less than this (numerals-taught, renders)."""
+RIVAL = 0.15
+"""A numeral kind the kind net gives this much is read too when the likeliest is unsure."""
+
+
 @dataclass(frozen=True)
 class Shape:
-    """What the kind net says of one candidate: its likeliest class and that class's share."""
+    """What the kind net says of one candidate: its likeliest class and that class's share,
+    and the other numeral kinds it thinks worth reading too."""
 
     kind: str
     p: float
     none: float
+    rivals: tuple[tuple[str, float], ...] = ()
+    pips: float = 0.0
+
+    def maybe_pips(self, kind_min: float) -> bool:
+        """Return whether the d6 reader should judge this candidate: the net calls it a pip
+        d6 or no die, or it is unsure of a numeral kind and a pip d6 is a rival."""
+        return self.kind in PIP_LIKE or (self.p < kind_min and self.pips >= RIVAL)
 
 
 def shapes_of(probs: np.ndarray, classes: tuple[str, ...]) -> list[Shape]:
-    """Return each candidate's likeliest kind-net class."""
+    """Return each candidate's likeliest kind-net class and its numeral rivals."""
     out = []
     for row in probs:
-        best = int(np.argmax(row))
-        out.append(Shape(classes[best], float(row[best]), float(row[classes.index("none")])))
+        order = [int(i) for i in np.argsort(row)[::-1]]
+        best = order[0]
+        rivals = tuple(
+            (classes[i], float(row[i]))
+            for i in order[1:3]
+            if row[i] >= RIVAL and classes[i] not in PIP_LIKE
+        )
+        none = float(row[classes.index("none")])
+        pips = float(row[classes.index("pips")])
+        out.append(Shape(classes[best], float(row[best]), none, rivals, pips))
     return out
 
 
@@ -58,61 +83,111 @@ def kind_net_of(settings: ReaderSettings) -> Path:
 
 
 def judge_all(
-    frame: np.ndarray, work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
+    frame: np.ndarray,
+    work: np.ndarray,
+    candidates: list[Candidate],
+    settings: ReaderSettings,
+    taught: TaughtFaces | None = None,
 ) -> list[Verdict]:
-    """Judge every candidate: its shape by the kind net, then pips or numerals as it says."""
+    """Judge every candidate: its shape by the kind net, then pips or numerals as it says;
+    a numeral die near a taught face's signature reads as that face."""
     if not settings.numerals:
         return verdicts(work, candidates, settings)
     scale = frame.shape[1] / work.shape[1]
     at = [(c.x * scale, c.y * scale, c.side * scale) for c in candidates]
     net = kind_net_of(settings)
     shapes = shapes_of(read_kinds(frame, at, net), kind_classes(net))
-    pip_like = [i for i, s in enumerate(shapes) if s.kind in PIP_LIKE]
+    pip_like = [i for i, s in enumerate(shapes) if s.maybe_pips(settings.kind_min)]
     out: list[Verdict] = [None] * len(candidates)
     d6 = verdicts(work, [candidates[i] for i in pip_like], settings)
     for i, verdict in zip(pip_like, d6, strict=True):
         out[i] = verdict
     size = (work.shape[1], work.shape[0])
     for i, shape in enumerate(shapes):
-        if shape.kind not in PIP_LIKE:
-            out[i] = judge_numeral(frame, candidates[i], at[i], shape, size, settings)
+        read_as_pips = shape.kind in PIP_LIKE or isinstance(out[i], DieRead)
+        if not read_as_pips:
+            die = Die(frame, work, candidates[i], at[i], size, settings.numeral_lead + SURE)
+            out[i] = judge_numeral(die, shape, settings, taught)
     return out
 
 
+@dataclass(frozen=True)
+class Die:
+    """One candidate to judge: the frame it is read from, the work image it was found in,
+    where it is in each, and the work image's size."""
+
+    frame: np.ndarray
+    work: np.ndarray
+    c: Candidate
+    at: tuple[float, float, float]
+    size: tuple[int, int]
+    sure: float = float("inf")
+    """A first look whose best face leads by this many nats needs no second."""
+
+    @property
+    def box(self) -> Box:
+        """Return the die's normalised box."""
+        return self.c.box(*self.size)
+
+    def read(self, kind: str) -> FaceRead:
+        """Read the die's face as a die of this kind."""
+        return read_face(self.frame, *self.at, kind, self.sure)
+
+
 def judge_numeral(
-    frame: np.ndarray,
-    c: Candidate,
-    at: tuple[float, float, float],
-    shape: Shape,
-    size: tuple[int, int],
-    settings: ReaderSettings,
+    die: Die, shape: Shape, settings: ReaderSettings, taught: TaughtFaces | None = None
 ) -> Verdict:
-    """Decide a candidate of a numeral shape: unsure of its kind, half out of frame, its
-    numerals disagreeing with its shape, unsure of its face, or read."""
-    box = c.box(*size)
-    if shape.p < settings.kind_min:
-        if shape.none >= settings.min_die_prob:
-            return None
-        return Unreadable(box, f"unsure of its kind: {shape.kind}? ({shape.p:.2f})")
-    if out_of_frame(c, *size, settings.edge_margin):
-        return Unreadable(box, "half out of frame", shape.kind)
-    read = read_face(frame, *at, shape.kind)
+    """Decide a candidate of a numeral shape: unsure of its kind, half out of frame, a taught
+    face, its numerals disagreeing with its shape, unsure of its face, or read."""
+    sure = shape.p >= settings.kind_min
+    if out_of_frame(die.c, *die.size, settings.edge_margin):
+        return Unreadable(die.box, "half out of frame", shape.kind if sure else None)
+    if not sure:
+        return settled_kind(die, shape, settings)
+    read = die.read(shape.kind)
+    if taught is not None:
+        colour = lab_of(body_colour(die.work, die.box))
+        read = taught.corrected(shape.kind, read, colour) or read
     first, second = read.faces[0], read.faces[1]
     pair = (first.value, second.value)
-    kind = first.kind
     if read.elsewhere is not None and read.elsewhere.score - first.score >= settings.numeral_lead:
         said = face_text(read.elsewhere.kind, read.elsewhere.value)
         reason = f"its shape says {shape.kind} ({shape.p:.2f}), its numerals say {said}"
-        return Unreadable(box, reason, kind, pair)
+        return Unreadable(die.box, reason, first.kind, pair)
     if read.lead >= settings.numeral_lead:
-        return DieRead(kind, first.value, box, round(_confidence(read, shape), 4))
-    reason = f"unsure: {kind} {first.value} or {second.value} ({read.lead:.2f} nats apart)"
-    return Unreadable(box, reason, kind, pair)
+        return DieRead(first.kind, first.value, die.box, round(_confidence(read, shape.p), 4))
+    reason = f"unsure: {first.kind} {first.value} or {second.value} ({read.lead:.2f} nats apart)"
+    return Unreadable(die.box, reason, first.kind, pair)
 
 
-def _confidence(read: FaceRead, shape: Shape) -> float:
+def settled_kind(die: Die, shape: Shape, settings: ReaderSettings) -> Verdict:
+    """Decide a die whose shape is unsure between kinds by its numerals: read as each kind,
+    a face only one of them prints (a 17: a d20, not a d8) settles it; otherwise it is
+    unreadable, unsure of its kind."""
+    unsure = Unreadable(die.box, f"unsure of its kind: {shape.kind}? ({shape.p:.2f})")
+    if shape.none >= settings.min_die_prob:
+        return None
+    kinds = [(shape.kind, shape.p), *shape.rivals]
+    if len(kinds) < 2:
+        return unsure
+    reads = {kind: die.read(kind) for kind, _ in kinds}
+    best_kind, best_p = max(kinds, key=lambda k: reads[k[0]].faces[0].score)
+    read = reads[best_kind]
+    first = read.faces[0]
+    text = face_text(first.kind, first.value)
+    rivals = [k for k, _ in kinds if k != best_kind]
+    printed_elsewhere = any(
+        text in {face_text(f.kind, f.value) for f in reads[k].faces} for k in rivals
+    )
+    lead = min(read.lead, first.score - max(reads[k].faces[0].score for k in rivals))
+    if printed_elsewhere or lead < settings.numeral_lead:
+        return unsure
+    return DieRead(first.kind, first.value, die.box, round(_confidence(read, best_p), 4))
+
+
+def _confidence(read: FaceRead, kind_p: float) -> float:
     """Return a read's confidence: its face's share of the faces' likelihood, times its kind's."""
-    return min(1.0, read.confidence * shape.p)
+    return min(1.0, read.confidence * kind_p)
 
 
 def look(

@@ -21,8 +21,11 @@ from tidetower.vision.numerals.recogniser import HEIGHT, recognise, text_log_lik
 WINDOW = {"d4": 0.42, "d6": 0.5, "d8": 0.42, "d10": 0.4, "d12": 0.4, "d20": 0.35}
 """The window the recogniser reads spans this many die sides: the upward face's numeral and
 little of its neighbours' (a d20's upward face is a small triangle in the middle)."""
-TURNS = tuple(float(t) for t in range(0, 360, 30))
-"""The recogniser reads a die at these turns: it reads text turned up to about 15 degrees."""
+FIRST_TURNS = tuple(float(t) for t in range(0, 360, 45))
+"""The recogniser first reads a die at these turns (it reads text turned up to about 15
+degrees well, to 25 less well)..."""
+TURNS = tuple(sorted(FIRST_TURNS + tuple(t + 22.5 for t in FIRST_TURNS)))
+"""... and at these when the first look leaves it unsure: every 22.5 degrees."""
 ASPECT = 4 / 3
 """A line is this much wider than tall: room for a two-digit face."""
 FAMILY = {"d10": ("d10", "d10-tens"), "d10-tens": ("d10", "d10-tens")}
@@ -101,12 +104,37 @@ def score_kind(logp: np.ndarray, kind: str) -> list[Face]:
 
 
 def read_face(
-    image: np.ndarray, x: float, y: float, side: float, kind: str, turns: tuple[float, ...] = TURNS
+    image: np.ndarray, x: float, y: float, side: float, kind: str, sure: float = float("inf")
 ) -> FaceRead:
     """Read a die of a known shape: every face its kind (or its shape's kinds) can show, and
-    the best of the faces it cannot, to hold the shape against the numerals."""
-    cut = lines(image, x, y, side, kind, turns)
-    logp = recognise(cut).logp
+    the best of the faces it cannot, to hold the shape against the numerals. The first look
+    reads FIRST_TURNS; a die whose best face leads by less than `sure` nats is read at the
+    turns between too, and all are summed."""
+    first = recognise(lines(image, x, y, side, kind, FIRST_TURNS)).logp
+    read = _scored(image, x, y, side, kind, FIRST_TURNS, first)
+    if read.lead >= sure or read.lead < HOPELESS:
+        return read
+    between = tuple(t for t in TURNS if t not in FIRST_TURNS)
+    more = recognise(lines(image, x, y, side, kind, between)).logp
+    both = np.concatenate([first, more])
+    return _scored(image, x, y, side, kind, FIRST_TURNS + between, both)
+
+
+HOPELESS = 0.5
+"""A first look whose best face leads by less than this is not read again: the turns
+between rarely lift such a die to a sure read, and the GM is asked anyway."""
+
+
+def _scored(
+    image: np.ndarray,
+    x: float,
+    y: float,
+    side: float,
+    kind: str,
+    turns: tuple[float, ...],
+    logp: np.ndarray,
+) -> FaceRead:
+    """Score every face of a die's shape over the lines read at these turns."""
     family = FAMILY.get(kind, (kind,))
     faces = [f for k in family for f in score_kind(logp, k)]
     faces = sorted(faces, key=lambda f: f.score, reverse=True)

@@ -12,7 +12,7 @@ profile adds to the reader and never replaces it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from tidetower.vision.kinds import check_face
 from tidetower.vision.numerals.nets import model_id
+from tidetower.vision.numerals.signatures import TaughtFaces, load_faces
 
 META = "profile.json"
 EXAMPLES = "examples.npz"
@@ -51,6 +52,8 @@ class Profile:
     """A die is a taught face only when its embedding is at least this close (cosine)."""
     lead: float = 0.02
     """... and this much closer to it than to any other taught face."""
+    faces: TaughtFaces = field(default_factory=TaughtFaces)
+    """The recogniser's signature of each taught numeral face (`signatures`)."""
 
     def match(self, embeddings: np.ndarray) -> list[Match | None]:
         """Return the taught face each embedding is close to and clearly nearest, or None."""
@@ -83,6 +86,7 @@ class Profile:
             embeddings=self.embeddings.astype(np.float32),
             labels=np.array(self.labels),
         )
+        self.faces.save(folder)
         meta = {
             "version": VERSION,
             "net": model_id(),
@@ -94,14 +98,21 @@ class Profile:
         }
         (folder / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
-    def extended(self, embeddings: np.ndarray, labels: list[str], names: dict[str, str]) -> Profile:
-        """Return this profile with more taught views."""
+    def extended(
+        self,
+        embeddings: np.ndarray,
+        labels: list[str],
+        names: dict[str, str],
+        faces: TaughtFaces | None = None,
+    ) -> Profile:
+        """Return this profile with more taught views (and the taught faces' signatures)."""
         return Profile(
             np.concatenate([self.embeddings, embeddings]),
             self.labels + tuple(labels),
             {**self.names, **names},
             self.similar,
             self.lead,
+            faces if faces is not None else self.faces,
         )
 
 
@@ -144,4 +155,13 @@ def _load(folder: Path, stamp: int) -> Profile:
         dict(meta.get("names", {})),
         float(meta["similar"]),
         float(meta["lead"]),
+        _faces(folder),
     )
+
+
+def _faces(folder: Path) -> TaughtFaces:
+    """Read a profile's taught signatures, or ProfileError naming what is wrong with them."""
+    try:
+        return load_faces(folder)
+    except (OSError, ValueError, KeyError) as error:
+        raise ProfileError(f"cannot read the taught faces in {folder}: {error}") from None

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from tidetower.engine.tray import Box
+from tidetower.vision.colours import body_colour, lab_of
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.nets import face_crop
 from tidetower.vision.kinds import check_face
+from tidetower.vision.numerals.faces import WINDOW, read_face
 from tidetower.vision.numerals.nets import MARGIN, crop_size, run_numerals
 from tidetower.vision.numerals.profile import (
     META,
@@ -28,6 +30,7 @@ from tidetower.vision.numerals.profile import (
     empty_profile,
     load_profile,
 )
+from tidetower.vision.numerals.signatures import TaughtFaces, family_of, signature
 from tidetower.vision.progress import Along, quietly
 from tidetower.vision.read import (
     ImageError,
@@ -131,23 +134,42 @@ def learn(
     dice: Sequence[Taught],
     names: Mapping[str, str],
     base: Profile,
-    to_work: Callable[[np.ndarray], np.ndarray],
+    to_frame: Callable[[np.ndarray], np.ndarray],
     along: Along = quietly,
+    work_size: int = 640,
 ) -> tuple[Profile, dict[str, int]]:
-    """Return the base profile extended with every die's views, and the views per class."""
+    """Return the base profile extended with every die's views and, for numeral dice, the
+    recogniser's signature of it; and the views per class."""
     embeddings: list[np.ndarray] = []
     labels: list[str] = []
     added: dict[str, int] = {}
+    faces = base.faces
     with along(dice, f"learning {len(dice)} dice") as each:
         for die in each:
-            work = to_work(die.image)
+            frame = to_frame(die.image)
+            work = to_work_size(frame, work_size)
             candidate = locate(work, die.box)
             if candidate is None:
                 raise TeachError(f"no die found for {die.label}: is it in the photo?")
             embeddings.append(views(work, candidate))
             labels.extend([die.label] * len(TURNS))
             added[die.label] = added.get(die.label, 0) + len(TURNS)
-    return base.extended(np.concatenate(embeddings), labels, dict(names)), added
+            faces = taught_face(faces, frame, work, candidate, die.label)
+    return base.extended(np.concatenate(embeddings), labels, dict(names), faces), added
+
+
+def taught_face(
+    faces: TaughtFaces, frame: np.ndarray, work: np.ndarray, c: Candidate, label: str
+) -> TaughtFaces:
+    """Return the taught signatures with this die's (a pip d6 has none: its pips are read)."""
+    kind = label.split(":")[0]
+    if kind not in WINDOW:
+        return faces
+    scale = frame.shape[1] / work.shape[1]
+    read = read_face(frame, c.x * scale, c.y * scale, c.side * scale, kind)
+    colour = body_colour(work, c.box(work.shape[1], work.shape[0]))
+    family = family_of(kind)
+    return faces.extended(family, label, lab_of(colour), signature(read, family))
 
 
 def check_cost(
@@ -217,18 +239,18 @@ def teach(
         for kind, value, box in parse_labels(raw, Path(path).name):
             dice.append(Taught(image, f"{kind}:{value}", box))
 
-    def to_work(image: np.ndarray) -> np.ndarray:
+    def to_frame(image: np.ndarray) -> np.ndarray:
         reason = refusal(image, settings.work_size)
         bgr = None if reason else as_bgr(image)
         if bgr is None:
             raise TeachError(reason or "not a picture")
-        return to_work_size(bgr, settings.work_size)
+        return bgr
 
     base = base_profile(
         folder,
         run_numerals(np.zeros((1, crop_size(), crop_size(), 3), np.uint8)).embeddings.shape[1],
     )
-    profile, added = learn(dice, names or {}, base, to_work, along)
+    profile, added = learn(dice, names or {}, base, to_frame, along, settings.work_size)
     with tempfile.TemporaryDirectory(prefix="tidetower-teach-") as tmp:
         before, after = check_cost(
             profile, lambda im, s: read_dice(im, settings=s), settings, Path(tmp), along

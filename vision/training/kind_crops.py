@@ -24,7 +24,7 @@ from tidetower.vision.numerals.kind import KIND_CLASSES, cut
 from tidetower.vision.read import to_work_size
 from tidetower.vision.score import load_labels, split_of
 from tidetower.vision.settings import ReaderSettings
-from tidetower.vision.synth import EVERY_KIND, render_tray
+from tidetower.vision.synth import EVERY_KIND, TraySpec, render_tray
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 FIND = ReaderSettings()
@@ -154,10 +154,11 @@ def not_dice(folder: Path, fold: str, keep: Callable[[str], bool]) -> Iterator[S
                 yield Sample(image, c.x * scale, c.y * scale, c.side * scale, none, fold)
 
 
-def renders(seeds: range) -> Iterator[Sample]:
-    """Yield rendered dice of every kind, and the finder's candidates on no die as none."""
+def renders(seeds: range, spec: TraySpec = EVERY_KIND) -> Iterator[Sample]:
+    """Yield rendered dice (every kind, unless the spec says), and the finder's candidates on
+    no die as none."""
     for seed in seeds:
-        tray = render_tray(seed, EVERY_KIND)
+        tray = render_tray(seed, spec)
         h, w = tray.image.shape[:2]
         for d in tray.dice:
             kind = SHAPES.get(d.die, d.die) if d.numerals or d.die != "d6" else "pips"
@@ -187,7 +188,9 @@ def crops_of(samples: Iterator[Sample], copies: int, seed: int) -> dict[str, np.
 
 
 SYNTH_SEEDS = range(400_000, 401_000)
-"""Rendered trays the kind net learns from, apart from every other training seed."""
+"""Rendered trays of every kind the kind net learns from, apart from every other training seed."""
+PIP_SEEDS = range(401_000, 401_400)
+"""Rendered trays of pip d6 (the d6 reader's renders: up to 25 dice, heaps, perspective)."""
 
 
 def every_crop() -> dict[str, np.ndarray]:
@@ -198,6 +201,7 @@ def every_crop() -> dict[str, np.ndarray]:
         crops_of(d6_tray_dev(), 2, 3),
         crops_of(rune55(), 1, 4),
         crops_of(renders(SYNTH_SEEDS), 2, 5),
+        crops_of(renders(PIP_SEEDS, TraySpec()), 1, 8),
         crops_of(not_dice(DATA / "numerals-taught", "taught", lambda name: True), 2, 6),
         crops_of(not_dice(DATA / "d6-tray", "d6-tray", lambda n: split_of(n) != "test"), 3, 7),
     ]

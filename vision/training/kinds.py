@@ -19,6 +19,9 @@ from tidetower.vision.numerals.kind import KIND_CLASSES, SIZE
 
 EPOCHS = 8
 BATCH = 128
+PER_EPOCH = 20_000
+"""Crops drawn (at random, without replacement) for each epoch: the sets are uneven in size,
+and two cores cannot afford every crop every epoch."""
 SWAP = 0.6
 """The share of real dice whose background is swapped for a made-up floor, each draw: in
 dice-values every kind was filmed on its own backgrounds, so a net left to itself learns the
@@ -146,7 +149,23 @@ def augment(
     return np.clip(x, 0, 255)
 
 
-def train(crops: dict[str, np.ndarray], holdout: list[str], seed: int):  # type: ignore[no-untyped-def]
+def mattes(crops: dict[str, np.ndarray], cache: Path) -> list[np.ndarray | None]:
+    """Return each real numeral die's mask (None elsewhere), kept beside the crops once made."""
+    if cache.exists():
+        saved = np.load(cache)
+        return [m if ok else None for m, ok in zip(saved["masks"], saved["ok"], strict=True)]
+    real = np.isin(crops["folds"], REAL_FOLDS)
+    found = [matte(image) if r else None for image, r in zip(crops["images"], real, strict=True)]
+    size = crops["images"].shape[1]
+    blank = np.zeros((size, size), np.uint8)
+    masks = np.stack([blank if m is None else m for m in found])
+    np.savez_compressed(cache, masks=masks, ok=np.array([m is not None for m in found]))
+    return found
+
+
+def train(  # type: ignore[no-untyped-def]
+    crops: dict[str, np.ndarray], all_masks: list[np.ndarray | None], holdout: list[str], seed: int
+):
     """Train a kind net on every crop outside the held-out folds."""
     import torch
 
@@ -154,19 +173,19 @@ def train(crops: dict[str, np.ndarray], holdout: list[str], seed: int):  # type:
     rng = np.random.default_rng(seed)
     keep = ~np.isin(crops["folds"], holdout)
     images, labels = crops["images"][keep], crops["labels"][keep]
-    real = np.isin(crops["folds"][keep], REAL_FOLDS)
-    masks = [matte(image) if is_real else None for image, is_real in zip(images, real, strict=True)]
+    masks = [m for m, k in zip(all_masks, keep, strict=True) if k]
     counts = np.bincount(labels, minlength=len(KIND_CLASSES)).astype(np.float64)
     weights = torch.tensor(np.where(counts > 0, counts.sum() / np.maximum(counts, 1), 0) ** 0.5)
     net = build_net()
-    steps = EPOCHS * (len(labels) // BATCH)
+    per_epoch = min(PER_EPOCH, len(labels))
+    steps = EPOCHS * (per_epoch // BATCH)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss(weight=weights.float(), label_smoothing=0.05)
     net.train()
     for epoch in range(EPOCHS):
-        order, total = rng.permutation(len(labels)), 0.0
-        for i in range(len(labels) // BATCH):
+        order, total = rng.permutation(len(labels))[:per_epoch], 0.0
+        for i in range(per_epoch // BATCH):
             idx = order[i * BATCH : (i + 1) * BATCH]
             batch = augment(images[idx], [masks[j] for j in idx], rng)
             x = torch.from_numpy(batch / 64.0 - 2.0).permute(0, 3, 1, 2)
@@ -176,7 +195,7 @@ def train(crops: dict[str, np.ndarray], holdout: list[str], seed: int):  # type:
             opt.step()
             sched.step()
             total += float(loss.detach())
-        print(f"epoch {epoch + 1}/{EPOCHS}: loss {total / max(1, len(labels) // BATCH):.3f}")
+        print(f"epoch {epoch + 1}/{EPOCHS}: loss {total / max(1, per_epoch // BATCH):.3f}")
     return net.eval()
 
 
@@ -217,7 +236,9 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     crops = dict(np.load(args.crops))
-    export(train(crops, args.holdout, args.seed), args.out, args.holdout or ["nothing"])
+    masks = mattes(crops, args.crops.with_suffix(".masks.npz"))
+    net = train(crops, masks, args.holdout, args.seed)
+    export(net, args.out, args.holdout or ["nothing"])
 
 
 if __name__ == "__main__":
