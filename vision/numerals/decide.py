@@ -156,7 +156,13 @@ def judge_numeral(
         return Unreadable(die.box, reason, first.kind, pair)
     if read.lead >= settings.numeral_lead:
         return DieRead(first.kind, first.value, die.box, round(_confidence(read, shape.p), 4))
-    reason = f"unsure: {first.kind} {first.value} or {second.value} ({read.lead:.2f} nats apart)"
+    if second.kind == first.kind:
+        hesitation = f"{first.kind} {first.value} or {second.value}"
+    else:  # a d10 shape: units or tens
+        hesitation = f"{first.kind} {face_text(first.kind, first.value)} or {second.kind} " + (
+            face_text(second.kind, second.value)
+        )
+    reason = f"unsure: {hesitation} ({read.lead:.2f} nats apart)"
     return Unreadable(die.box, reason, first.kind, pair)
 
 

@@ -155,17 +155,22 @@ def not_dice(folder: Path, fold: str, keep: Callable[[str], bool]) -> Iterator[S
 
 
 def renders(seeds: range, spec: TraySpec = EVERY_KIND) -> Iterator[Sample]:
-    """Yield rendered dice (every kind, unless the spec says), and the finder's candidates on
-    no die as none."""
+    """Yield rendered dice (every kind, unless the spec says) from their true boxes, and
+    every candidate the finder finds, as the die it lands on or none: the reader judges the
+    finder's candidates, off-centre ones too."""
     for seed in seeds:
         tray = render_tray(seed, spec)
         h, w = tray.image.shape[:2]
-        for d in tray.dice:
-            kind = SHAPES.get(d.die, d.die) if d.numerals or d.die != "d6" else "pips"
+        kinds = [
+            SHAPES.get(d.die, d.die) if d.numerals or d.die != "d6" else "pips" for d in tray.dice
+        ]
+        for d, kind in zip(tray.dice, kinds, strict=True):
             yield Sample(tray.image, *_boxed(tray.image, d.box), KIND_CLASSES.index(kind), "synth")
         for c in find_dice(tray.image, FIND):
-            if not any(_holds(d.box, c, w, h) for d in tray.dice):
-                yield Sample(tray.image, c.x, c.y, c.side, KIND_CLASSES.index("none"), "synth")
+            hit = next(
+                (k for d, k in zip(tray.dice, kinds, strict=True) if _holds(d.box, c, w, h)), "none"
+            )
+            yield Sample(tray.image, c.x, c.y, c.side, KIND_CLASSES.index(hit), "synth")
 
 
 def _holds(box: Box, c: Candidate, w: int, h: int) -> bool:
