@@ -9,7 +9,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from mqtt_fixtures import WAIT
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
@@ -29,6 +28,9 @@ from tidetower.vision.read import read_dice
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
+
+LEARNING = 600.0
+"""A bound against hanging, not a speed test: learning reads 80 synthetic trays."""
 
 
 def test_corrections_keep_the_newest_and_drop_the_oldest(tmp_path: Path) -> None:
@@ -74,9 +76,8 @@ def test_learning_from_corrections_is_checked_adopted_and_rolled_back(tmp_path: 
 
 @pytest.mark.slow
 def test_a_profile_that_reads_worse_is_refused_and_the_old_one_stays(tmp_path: Path) -> None:
-    look = NumeralLook(body=(60, 150, 40), ink=(20, 20, 20))
-    spec = TraySpec(size=(640, 480), side=(0.055, 0.07), floors=("dark",), look=look)
-    tray = render_tray(6_300_000, spec, dice=("d20",))
+    spec = TraySpec(size=(640, 480), side=(0.055, 0.07), floors=("dark",))
+    tray = render_tray(6_300_000, spec, dice=("d6",))
     (die,) = tray.dice
     assert [d.value for d in read_dice(tray.image).dice] == [die.value]  # read right today
     corrections = Corrections(tmp_path / "corrections")
@@ -84,8 +85,8 @@ def test_a_profile_that_reads_worse_is_refused_and_the_old_one_stays(tmp_path: P
     with pytest.raises(ValueError, match="0 corrections kept: at least 5"):
         learner.learn()
     for n in range(5):  # the GM typed the wrong face four times; the fifth, set aside, is right
-        value = die.value if n == 4 else die.value % 20 + 1
-        final = Reading((DieRead("d20", value, die.box, 1.0),))
+        value = die.value if n == 4 else die.value % 6 + 1
+        final = Reading((DieRead("d6", value, die.box, 1.0),))
         corrections.keep_correction(f"r-{n}", tray.image, Reading(), final)
     adopted: list[Path] = []
     learner = Learner(corrections, tmp_path / "dice", ReaderSettings, adopted.append)
@@ -94,13 +95,19 @@ def test_a_profile_that_reads_worse_is_refused_and_the_old_one_stays(tmp_path: P
     assert learner.learn() == 5
     with pytest.raises(ValueError, match="learning already"):
         learner.learn()
-    assert learner.wait(WAIT)
-    done = learner.status.learned
-    assert learner.status.state == "kept" and done is not None and not done.adopted
-    assert (done.before, done.after) == (1.0, 0.0)
+    assert learner.wait(LEARNING)
     assert adopted == [] and not (tmp_path / "dice").exists()  # nothing written
-    assert [s.state for s in seen] == ["learning", "kept"]
-    assert learner.status.to_dict()["after"] == 0.0
+    # refused either by the example set aside (read right without, wrong with) or, before
+    # that, by teach's own check that other dice read no worse (pip d6 are in its trays)
+    status = learner.status
+    assert [s.state for s in seen] == ["learning", status.state]
+    if status.state == "kept":
+        done = status.learned
+        assert done is not None and not done.adopted
+        assert (done.before, done.after) == (1.0, 0.0)
+        assert status.to_dict()["after"] == 0.0
+    else:
+        assert status.state == "failed" and "refused" in str(status.to_dict())
 
 
 def _camera_roll(tower: Tower) -> None:

@@ -64,6 +64,9 @@ def _throw_and_fix_on_page(tower: Tower, page: Page, rolls: int) -> None:
         asked = attention.reading.unreadable[0]
         truth = min(dice, key=lambda d: _gap(d.box, asked.box))
         item = page.locator("#attention-panel .unreadable").first
+        # the GM names the kind when the reader's guess is another (a render's d20 is often
+        # unsure of its kind, issue #25), then taps the face
+        item.locator("select").select_option(truth.die)
         expect(item.locator("select")).to_have_value(truth.die)
         item.locator(f'button.face[data-face="{truth.value}"]').click()
         # the reply comes once the loop has taken the die: no waiting on the loop itself

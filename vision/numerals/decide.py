@@ -51,8 +51,10 @@ class Shape:
 
     def maybe_pips(self, kind_min: float) -> bool:
         """Return whether the d6 reader should judge this candidate: the net calls it a pip
-        d6 or no die, or it is unsure of a numeral kind and a pip d6 is a rival."""
-        return self.kind in PIP_LIKE or (self.p < kind_min and self.pips >= RIVAL)
+        d6 or no die, or it is unsure of a numeral kind, or calls it a numeral d6 (the one
+        shape that comes with pips too), with a pip d6 its rival."""
+        rival = self.pips >= RIVAL
+        return self.kind in PIP_LIKE or (rival and (self.p < kind_min or self.kind == "d6"))
 
 
 def shapes_of(probs: np.ndarray, classes: tuple[str, ...]) -> list[Shape]:
@@ -104,10 +106,15 @@ def judge_all(
         out[i] = verdict
     size = (work.shape[1], work.shape[0])
     for i, shape in enumerate(shapes):
-        read_as_pips = shape.kind in PIP_LIKE or isinstance(out[i], DieRead)
-        if not read_as_pips:
-            die = Die(frame, work, candidates[i], at[i], size, settings.numeral_lead + SURE)
-            out[i] = judge_numeral(die, shape, settings, taught)
+        if shape.kind in PIP_LIKE:
+            continue
+        pips = out[i]
+        if isinstance(pips, DieRead) and shape.p < settings.kind_min:
+            continue
+        die = Die(frame, work, candidates[i], at[i], size, settings.numeral_lead + SURE)
+        numeral = judge_numeral(die, shape, settings, taught)
+        # a d6 the recogniser cannot read but the pip reader can is a pip d6
+        out[i] = pips if isinstance(pips, DieRead) and not isinstance(numeral, DieRead) else numeral
     return out
 
 
