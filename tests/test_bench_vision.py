@@ -48,3 +48,24 @@ def test_each_real_photo_is_read_once_by_a_net_that_never_saw_its_kind() -> None
     assert vision_numerals.reader_of(d20, seen) == 0
     assert vision_numerals.reader_of(d4, seen) == 0  # no net has d4 classes: read once
     assert vision_numerals.reader_of(d20, [frozenset({"d20"})]) is None
+
+
+def test_the_values_benchmark_refuses_a_kind_net_that_learned_from_the_fold() -> None:
+    numerals = BENCH.parent / "vision_numerals.py"
+    shipped = Path(vision_numerals.__file__).resolve().parents[1] / "vision" / "numerals"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(numerals),
+            "--only",
+            "values",
+            "--kind-net",
+            f"top={shipped / 'kinds.onnx'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "that net learned from top" in done.stderr
+    assert "| fold" not in done.stdout  # nothing was scored
