@@ -70,7 +70,7 @@ def numerals_taught() -> Iterator[Photo]:
             yield Photo(image, die.die, die.value, item.path.stem.rsplit("_", 1)[0], "taught")
 
 
-def nearest(reading: Reading, size: tuple[int, int]) -> DieRead | Unreadable | None:
+def nearest(reading: Reading) -> DieRead | Unreadable | None:
     """Return the die read (or unreadable) nearest the middle of the frame."""
     found: list[DieRead | Unreadable] = [*reading.dice, *reading.unreadable]
 
@@ -83,8 +83,7 @@ def nearest(reading: Reading, size: tuple[int, int]) -> DieRead | Unreadable | N
 
 def outcome(photo: Photo, reading: Reading) -> Outcome:
     """Score the die nearest the middle against its label."""
-    h, w = photo.image.shape[:2]
-    die = nearest(reading, (w, h))
+    die = nearest(reading)
     if die is None:
         return Outcome(photo, "missed", False)
     kind_right = die.die == photo.kind

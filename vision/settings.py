@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -34,24 +35,25 @@ def _readable_profile(folder: str | None) -> str | None:
     return folder
 
 
-def _loadable_net(path: str | None) -> str | None:
-    """Accept a numeral net only if onnxruntime loads it, so a bad path fails at start-up."""
-    if path is not None:
-        try:
-            model_classes(Path(path))
-        except Exception as err:  # onnxruntime raises its own, unrelated, error types
-            raise ValueError(f"cannot load a numeral net from {path}: {err}") from err
-    return path
+def _loadable(
+    what: str, classes: Callable[[Path], tuple[str, ...]]
+) -> Callable[[str | None], str | None]:
+    """Return a check that accepts a net file only if onnxruntime loads it (`classes` reads
+    its metadata), so a bad path fails at start-up naming `what` it should be."""
+
+    def check(path: str | None) -> str | None:
+        if path is not None:
+            try:
+                classes(Path(path))
+            except Exception as err:  # onnxruntime raises its own, unrelated, error types
+                raise ValueError(f"cannot load a {what} from {path}: {err}") from err
+        return path
+
+    return check
 
 
-def _loadable_kind_net(path: str | None) -> str | None:
-    """Accept a kind net only if onnxruntime loads it, so a bad path fails at start-up."""
-    if path is not None:
-        try:
-            kind_classes(Path(path))
-        except Exception as err:  # onnxruntime raises its own, unrelated, error types
-            raise ValueError(f"cannot load a kind net from {path}: {err}") from err
-    return path
+_loadable_net = _loadable("numeral net", model_classes)
+_loadable_kind_net = _loadable("kind net", kind_classes)
 
 
 def _shipped_readers(count: int) -> int:
