@@ -32,11 +32,11 @@ from tidetower.vision.score import (
     Tally,
     fold_of,
     load_labels,
+    rune55_fold,
     score,
 )
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import render_tray
-from tidetower.vision.training.kind_crops import rune55_split
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "d6-tray"
 SYNTH_SEED = 1_000_000
@@ -68,13 +68,14 @@ RUNE55 = DATA.parent / "d6-rune55"
 def rune55(split: str = "test") -> Iterable[tuple[object, tuple[Label, ...]]]:
     """Yield d6-rune55's photos of its maker's split (another camera, tray and dice)."""
     for item in load_labels(RUNE55):
-        if rune55_split(item.path.name) == split:
+        if rune55_fold(item.path) == f"rune55-{split}":
             yield item.path, item.dice
 
 
 def folds_in(split: str, fold: str) -> set[str]:
     """Return the folds whose photos a scored set holds."""
-    return {"test": {"test"}, "dev": set(FOLDS) - {"test"}, "devval": {fold}}.get(split, set())
+    folds = {"test": {"test"}, "dev": set(FOLDS) - {"test"}, "devval": {fold}}
+    return {**folds, "rune55": {"rune55-test"}}.get(split, set())
 
 
 def trained_on() -> set[str] | None:

@@ -7,6 +7,7 @@ import hashlib
 import json
 import statistics
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,23 @@ def split_of(file_name: str) -> str:
 def fold_of(file_name: str) -> str:
     """Return the fold a photo belongs to: "test", or "a", "b" or "c" of dev."""
     return next(fold for fold, digits in FOLDS.items() if _digit(file_name) in digits)
+
+
+RUNE55_LEARNED = ("rune55-train", "rune55-valid")
+"""The folds of d6-rune55 nets may learn from: its maker's train and valid splits; its test
+split ("rune55-test") is only ever read."""
+
+
+def rune55_fold(photo: Path) -> str:
+    """Return a d6-rune55 photo's fold, "rune55-" and the split its maker gave it (meta.json
+    beside its images folder)."""
+    return f"rune55-{_rune55_meta(photo.resolve().parent.parent)[photo.name]['split']}"
+
+
+@cache
+def _rune55_meta(folder: Path) -> dict[str, dict[str, str]]:
+    meta: dict[str, dict[str, str]] = json.loads((folder / "meta.json").read_text())
+    return meta
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="keep this fold out of training (repeatable): "
         "test (the default), or a (dev-val), b, c of dev; none: keep none out",
     )
+    parser.add_argument(
+        "--photos",
+        choices=["tray", "rune55"],
+        action="append",
+        default=[],
+        help="real photos to learn from (repeatable): tray (d6-tray, the default), rune55 "
+        "(d6-rune55's train and valid splits); each set is drawn as often as the others",
+    )
     parser.add_argument("--only", choices=["faces", "finder"], default=None)
     parser.add_argument(
         "--face-nets",
@@ -117,6 +125,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     args.holdout = [f for f in args.holdout if f != "none"] if args.holdout else ["test"]
+    args.photos = list(dict.fromkeys(args.photos)) or ["tray"]
     return args
 
 

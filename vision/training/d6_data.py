@@ -1,5 +1,6 @@
-"""The d6 nets' training data: the labelled d6-tray photos (the folds not held out) and
-synthetic trays of each `--kinds` recipe, in one form (`Photo`); and the nets' sizes."""
+"""The d6 nets' training data: the labelled photos of each `--photos` set (d6-tray's folds not
+held out, d6-rune55's train and valid splits) and synthetic trays of each `--kinds` recipe, in
+one form (`Photo`); and the nets' sizes."""
 
 from __future__ import annotations
 
@@ -10,34 +11,64 @@ import cv2
 import numpy as np
 
 from tidetower.vision.progress import progress
-from tidetower.vision.score import fold_of, load_labels
+from tidetower.vision.score import (
+    FOLDS,
+    RUNE55_LEARNED,
+    LabelledImage,
+    fold_of,
+    load_labels,
+    rune55_fold,
+)
 from tidetower.vision.synth import SynthTray, TraySpec, render_tray
 from tidetower.vision.training.d6_paste import Photo
 
 ROOT = Path(__file__).resolve().parents[2]
 """The source checkout (training runs from one: the photos are in ../shared beside it)."""
 DATA = ROOT / ".." / "shared" / "data" / "d6-tray"
+RUNE55 = DATA.parent / "d6-rune55"
 MODELS = ROOT / "vision" / "d6"
 SYNTH_SEED = 10_000
 """Seed of the first synthetic training tray; the trays are consecutive seeds."""
 
 
 def labelled_photos(held_out: list[str]) -> list[Photo]:
-    """Load the labelled photos with die centres, sides and values in pixels, but for the
-    folds held out."""
-    out = []
-    for item in load_labels(DATA):
-        if fold_of(item.path.name) in held_out:
-            continue
-        image = cv2.imread(str(item.path))
-        if image is None:
-            raise OSError(f"{item.path}: not an image OpenCV can read")
-        h, w = image.shape[:2]
-        boxes = np.array([d.box for d in item.dice]) * [w, h, w, h]
-        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-        sides = (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2
-        out.append((image, centres, sides, np.array([d.value for d in item.dice])))
-    return out
+    """Load d6-tray's labelled photos with die centres, sides and values in pixels, but for
+    the folds held out."""
+    return [
+        _labelled(item) for item in load_labels(DATA) if fold_of(item.path.name) not in held_out
+    ]
+
+
+def rune55_photos() -> list[Photo]:
+    """Load d6-rune55's labelled photos of the splits nets may learn from (never its test)."""
+    items = load_labels(RUNE55)
+    return [
+        _labelled(item) for item in items if item.dice and rune55_fold(item.path) in RUNE55_LEARNED
+    ]
+
+
+def photo_sets(names: list[str], held_out: list[str]) -> list[list[Photo]]:
+    """Load each `--photos` set named: d6-tray ("tray") and d6-rune55 ("rune55")."""
+    loaders = {"tray": lambda: labelled_photos(held_out), "rune55": rune55_photos}
+    return [loaders[name]() for name in names]
+
+
+def learned_folds(names: list[str], held_out: list[str]) -> list[str]:
+    """Return the folds of real photos the named sets teach, for the nets' `trained_on`."""
+    tray = [fold for fold in FOLDS if fold not in held_out] if "tray" in names else []
+    return tray + (list(RUNE55_LEARNED) if "rune55" in names else [])
+
+
+def _labelled(item: LabelledImage) -> Photo:
+    """Read a labelled photo as the nets learn it: image, die centres, sides and values."""
+    image = cv2.imread(str(item.path))
+    if image is None:
+        raise OSError(f"{item.path}: not an image OpenCV can read")
+    h, w = image.shape[:2]
+    boxes = np.array([d.box for d in item.dice]).reshape(-1, 4) * [w, h, w, h]
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sides = (boxes[:, 2] - boxes[:, 0] + boxes[:, 3] - boxes[:, 1]) / 2
+    return image, centres, sides, np.array([d.value for d in item.dice])
 
 
 ALL_KINDS = TraySpec(

@@ -21,13 +21,16 @@ from pathlib import Path
 import numpy as np
 
 from tidetower.vision.d6.nets import FACE_MARGIN, face_crop, learned_from, letterbox, to_blob
-from tidetower.vision.score import FOLDS
+from tidetower.vision.score import FOLDS, RUNE55_LEARNED
 from tidetower.vision.training import TRAIN_EXTRA, missing_training_tools
-from tidetower.vision.training.d6_data import SYNTH_SEED, labelled_photos, synth_photos
+from tidetower.vision.training.d6_data import SYNTH_SEED, photo_sets, synth_photos
 from tidetower.vision.training.d6_paste import Photo
 
 CALIBRATION_SYNTH = 60
 """Synthetic trays calibrated on besides the real photos: the first of the training trays."""
+CALIBRATION_REAL = 400
+"""At most this many photos of each real set calibrate an int8 face reader (d6-tray's dev
+split has fewer: all of it, as before d6-rune55 was learned from)."""
 FLOOR_CROPS = 3
 """Crops of bare floor per photo: the face readers see candidates that are no die, too."""
 
@@ -51,6 +54,13 @@ def face_inputs(photos: list[Photo], size: int, seed: int = 0) -> Iterator[np.nd
             for x, y, s in spots
         ]
         yield to_blob(np.stack(crops))
+
+
+def calibration_photos(real: list[list[Photo]]) -> list[Photo]:
+    """Return the real photos an int8 face reader is calibrated on: of each set at most
+    CALIBRATION_REAL, every few in order."""
+    sampled = [photos[:: max(1, len(photos) // CALIBRATION_REAL)] for photos in real]
+    return [photo for photos in sampled for photo in photos]
 
 
 def is_quantized(path: Path) -> bool:
@@ -90,7 +100,9 @@ def main() -> None:
         if is_quantized(path):
             sys.exit(f"{path}: already int8")
         held_out = [fold for fold in FOLDS if fold not in folds]
-        quantize(path, labelled_photos(held_out) + synth)
+        sets = ["tray"] if set(FOLDS) - set(held_out) else []
+        sets += ["rune55"] if set(RUNE55_LEARNED) & folds else []
+        quantize(path, calibration_photos(photo_sets(sets, held_out)) + synth)
         print(
             f"{path}: int8, calibrated on folds {','.join(sorted(folds))} "
             f"and {args.synth} synthetic trays"

@@ -22,7 +22,6 @@ from tidetower.vision.d6.nets import (
     to_blob,
 )
 from tidetower.vision.progress import progress
-from tidetower.vision.score import FOLDS
 from tidetower.vision.training.d6_data import (
     FACE_SIZE,
     FIND_SIZE,
@@ -30,32 +29,35 @@ from tidetower.vision.training.d6_data import (
     MODELS,
     SYNTH_SEED,
     ZOOMED,
-    labelled_photos,
+    learned_folds,
+    photo_sets,
     synth_photos,
 )
 from tidetower.vision.training.d6_nets import DieFinder, FaceReader
 from tidetower.vision.training.d6_paste import Cut, Photo, cut_dice, paste
-from tidetower.vision.training.d6_quantize import CALIBRATION_SYNTH, quantize
+from tidetower.vision.training.d6_quantize import CALIBRATION_SYNTH, calibration_photos, quantize
 
 
 @dataclass(frozen=True)
 class Photos:
-    """Training photos: real and synthetic, drawn with a fixed share of real ones."""
+    """Training photos: real sets and synthetic ones, drawn with a fixed share of real ones,
+    each real set as often as the others however many photos it holds."""
 
-    real: list[Photo]
+    real: list[list[Photo]]
     synth: list[Photo]
     real_share: float
     paste_share: float = 0.0
-    """Share of real draws that get more real dice pasted against their own (d6_paste)."""
-    cuts: list[Cut] = field(default_factory=list)
+    """Share of real draws that get more real dice of their own set pasted in (d6_paste)."""
+    cuts: list[list[Cut]] = field(default_factory=list)
 
     def draw(self, rng: np.random.Generator) -> Photo:
         """Return one photo: a real one with probability real_share."""
         if self.synth and rng.random() >= self.real_share:
             return self.synth[int(rng.integers(len(self.synth)))]
-        photo = self.real[int(rng.integers(len(self.real)))]
-        if rng.random() < self.paste_share:
-            return paste(rng, photo, self.cuts, int(rng.integers(1, 7)))
+        k = int(rng.integers(len(self.real)))
+        photo = self.real[k][int(rng.integers(len(self.real[k])))]
+        if self.cuts and rng.random() < self.paste_share:
+            return paste(rng, photo, self.cuts[k], int(rng.integers(1, 7)))
         return photo
 
 
@@ -236,7 +238,7 @@ def export(
     shape: tuple[int, ...],
     name: str,
     batch: bool,
-    held_out: list[str],
+    folds: list[str],
     calibration: list[Photo] | None,
 ) -> None:
     """Write a trained net as ONNX for onnxruntime (opset 13, dynamic batch for face readers),
@@ -253,7 +255,7 @@ def export(
         opset_version=13,
         dynamo=False,
     )
-    stamp(MODELS / name, [fold for fold in FOLDS if fold not in held_out])
+    stamp(MODELS / name, folds)
     if calibration:
         quantize(MODELS / name, calibration)
 
@@ -278,17 +280,21 @@ def run(args: argparse.Namespace) -> None:
     MODELS, FACE_SIZE, FIND_SIZE = args.out, args.face_size, args.find_size
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
-    real = labelled_photos(args.holdout)
+    real = photo_sets(args.photos, args.holdout)
     photos = Photos(
         real,
         synth_photos(args.synth, SYNTH_SEED, KINDS[args.kinds]),
         args.real_share,
         args.paste,
-        cut_dice(real),
+        [cut_dice(photos) for photos in real],
     )
-    print(f"{len(photos.real)} real and {len(photos.synth)} synthetic photos", flush=True)
+    counts = " and ".join(f"{len(p)} {name}" for p, name in zip(real, args.photos, strict=True))
+    print(f"{counts} real and {len(photos.synth)} synthetic photos", flush=True)
     MODELS.mkdir(parents=True, exist_ok=True)
-    calibration = None if args.float else real + photos.synth[:CALIBRATION_SYNTH]
+    folds = learned_folds(args.photos, args.holdout)
+    calibration = (
+        None if args.float else calibration_photos(real) + photos.synth[:CALIBRATION_SYNTH]
+    )
     start = time.time()
     if args.only != "finder":
         members = [args.face_net] if args.face_net else range(1, args.face_nets + 1)
@@ -304,11 +310,11 @@ def run(args: argparse.Namespace) -> None:
                 (1, 3, FACE_SIZE, FACE_SIZE),
                 f"d6_faces_{k}.onnx",
                 True,
-                args.holdout,
+                folds,
                 calibration,
             )
     if args.only != "faces":
         finder = train_finder(photos, args.finder_epochs, seeded(args.seed))
         # the finder stays float: in int8 it read one die fewer on fold b (run #10)
-        export(finder, (1, 3, FIND_SIZE, FIND_SIZE), "d6_finder.onnx", False, args.holdout, None)
+        export(finder, (1, 3, FIND_SIZE, FIND_SIZE), "d6_finder.onnx", False, folds, None)
     print(f"done in {time.time() - start:.0f} s")

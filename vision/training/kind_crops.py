@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import cv2
@@ -22,7 +21,7 @@ from tidetower.engine.tray import Box
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.numerals.kind import KIND_CLASSES, cut
 from tidetower.vision.read import to_work_size
-from tidetower.vision.score import load_labels, split_of
+from tidetower.vision.score import RUNE55_LEARNED, load_labels, rune55_fold, split_of
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import EVERY_KIND, TraySpec, render_tray
 
@@ -110,21 +109,11 @@ def labelled_trays(
             yield Sample(image, *_boxed(image, die.box), KIND_CLASSES.index(kind), fold)
 
 
-def rune55_split(name: str) -> str:
-    """Return the split d6-rune55's maker gave a photo (train, valid or test)."""
-    return str(_rune55_meta()[name]["split"])
-
-
-@cache
-def _rune55_meta() -> dict[str, dict[str, str]]:
-    meta: dict[str, dict[str, str]] = json.loads((DATA / "d6-rune55" / "meta.json").read_text())
-    return meta
-
-
-def rune55(splits: frozenset[str] = frozenset({"train", "valid"})) -> Iterator[Sample]:
-    """Yield the pip d6 of d6-rune55's photos in its maker's splits (never its test split)."""
+def rune55(folds: tuple[str, ...] = RUNE55_LEARNED) -> Iterator[Sample]:
+    """Yield the pip d6 of d6-rune55's photos in these folds (never its test split)."""
+    images = DATA / "d6-rune55" / "images"
     yield from labelled_trays(
-        DATA / "d6-rune55", "rune55", True, lambda name: rune55_split(name) in splits
+        DATA / "d6-rune55", "rune55", True, lambda name: rune55_fold(images / name) in folds
     )
 
 
