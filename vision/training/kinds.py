@@ -40,7 +40,7 @@ def matte(crop: np.ndarray) -> np.ndarray | None:
     ring = np.ones((size, size), bool)
     ring[3:-3, 3:-3] = False
     criteria = (cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
-    _, _, centres = cv2.kmeans(  # type: ignore[call-overload]
+    _, _, centres = cv2.kmeans(  # type: ignore[call-overload, unused-ignore]
         lab[ring], 3, None, criteria, 1, cv2.KMEANS_PP_CENTERS
     )
     distance = np.min(np.linalg.norm(lab[:, :, None, :] - centres[None, None], axis=3), axis=2)
