@@ -169,7 +169,8 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         )
         publisher = link.__enter__()
     except (BrokerStartError, ValueError) as error:
-        if config.camera.source != "simulated":  # a simulated tower carries on without it
+        # a simulated tower carries on without MQTT, unless it was asked to serve the LAN
+        if config.camera.source != "simulated" or config.mqtt.guarded:
             raise ConfigExit(f"MQTT: {error}") from None
         say(f"MQTT off: {error} (use --broker HOST:PORT or --no-mqtt)")
         yield

@@ -1,8 +1,8 @@
 """An MQTT broker inside the tower (amqtt), for a laptop table or a first try.
 
-TCP and WebSockets, on loopback unless the config binds elsewhere or asks for the LAN
-(mqtt/lan.py gives the plugins that then guard the GM's commands); it runs its own asyncio
-loop on a thread so the rest of the tower stays synchronous.
+TCP and WebSockets, on loopback only: every client is this machine's own (the LAN gets the
+tower's own Mosquitto, mqtt/mosquitto.py). It runs its own asyncio loop on a thread so the
+rest of the tower stays synchronous.
 """
 
 from __future__ import annotations
@@ -28,8 +28,12 @@ class BrokerStartError(RuntimeError):
     """The embedded broker could not start (port in use, bad bind address)."""
 
 
-ANONYMOUS = {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}
-"""amqtt's plugins when nothing else is asked for: anyone may connect and do anything."""
+ANONYMOUS = {
+    "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
+    "tidetower.mqtt.wills.NoCommandWills": {},
+}
+"""amqtt's plugins when nothing else is asked for: anyone may connect and do anything but
+leave a will on a command topic."""
 
 
 def broker_config(settings: MqttSettings, plugins: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -45,7 +49,7 @@ def broker_config(settings: MqttSettings, plugins: dict[str, Any] | None = None)
     }
 
 
-def _check_free(bind: str, port: int) -> None:
+def check_free(bind: str, port: int) -> None:
     """Refuse early, naming the port, rather than leave one listener of two open."""
     with socket.socket() as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -60,7 +64,7 @@ def _check_free(bind: str, port: int) -> None:
                 else ""
             )
             raise BrokerStartError(
-                f"embedded broker cannot listen on {bind}:{port}: {error.strerror}{hint}"
+                f"the tower's broker cannot listen on {bind}:{port}: {error.strerror}{hint}"
             ) from None
 
 
@@ -90,7 +94,7 @@ class EmbeddedBroker:
     def start(self, timeout: float = 10.0) -> EmbeddedBroker:
         """Start listening on the configured TCP and WebSockets ports; returns self."""
         for port in (self.settings.port, self.settings.ws_port):
-            _check_free(self.settings.listen_host(), port)
+            check_free(self.settings.listen_host(), port)
         self._thread = threading.Thread(target=self._run, name="mqtt-broker", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):

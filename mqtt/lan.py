@@ -1,34 +1,30 @@
-"""LAN play on the embedded broker: the GM's token, the tower's own login, who may do what.
+"""LAN play on the tower's own broker: the GM's token, the tower's own login and listener.
 
-Asked for with `[mqtt] lan = true` or `--lan`, the embedded broker listens beyond loopback.
-Anyone may connect without a password and read the table; only two users may publish: the
-GM (user `gm`, with the token kept in `gm-token` beside the session store) the table's
-commands, and the tower itself (user `tower`, its secret in `tower-secret`) everything else.
-amqtt's own plugins do the checking: `FileAuthPlugin` (the argon2 hashes of both, written to
-`broker-users` at each start) and `TopicAccessControlListPlugin`.
+Asked for with `[mqtt] lan = true` or `--lan` (or a `bind` beyond loopback), the tower runs
+a Mosquitto of its own (mqtt/mosquitto.py). Anyone may connect without a password and read
+the table; only two users may publish: the GM (user `gm`, with the token kept in `gm-token`
+beside the session store) the table's commands, and the tower itself (user `tower`, its
+secret in `tower-secret`) everything else, on a loopback listener of its own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import secrets
+import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from argon2 import PasswordHasher
-
-from tidetower.mqtt.broker import ANONYMOUS, BrokerStartError
+from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.settings import MqttSettings
 
 GM_USER = "gm"
 """The user name the GM signs in with; the password is the token."""
 TOWER_USER = "tower"
-TOKEN_FILE, TOWER_FILE, USERS_FILE = "gm-token", "tower-secret", "broker-users"
+TOKEN_FILE, TOWER_FILE = "gm-token", "tower-secret"
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # nothing to mistake on a phone's keyboard
-_FILE_AUTH = "amqtt.plugins.authentication.FileAuthPlugin"
-_ACL = "amqtt.plugins.topic_checking.TopicAccessControlListPlugin"
 
 
 @dataclass(frozen=True)
@@ -38,6 +34,8 @@ class LanAccess:
     folder: Path
     gm_token: str
     tower_secret: str
+    tower_port: int
+    """The loopback listener only the tower uses, chosen free at each start."""
 
     @property
     def token_file(self) -> Path:
@@ -50,9 +48,9 @@ class LanAccess:
         return self.folder / TOWER_FILE
 
     @property
-    def users_file(self) -> Path:
-        """amqtt's password file: the argon2 hash of each secret."""
-        return self.folder / USERS_FILE
+    def tower_client_id(self) -> str:
+        """A client id no guest can guess, so none can take the tower's session over."""
+        return "tidetower-" + hashlib.sha256(self.tower_secret.encode()).hexdigest()[:12]
 
 
 def lan_access(settings: MqttSettings, folder: Path | None) -> LanAccess | None:
@@ -62,7 +60,16 @@ def lan_access(settings: MqttSettings, folder: Path | None) -> LanAccess | None:
         return None
     if folder is None:
         raise BrokerStartError("[mqtt] lan: no folder to keep the GM token in")
-    return LanAccess(folder, _kept_secret(folder / TOKEN_FILE), _kept_secret(folder / TOWER_FILE))
+    token, secret = _kept_secret(folder / TOKEN_FILE), _kept_secret(folder / TOWER_FILE)
+    return LanAccess(folder, token, secret, _free_loopback_port())
+
+
+def _free_loopback_port() -> int:
+    """A port nothing on loopback listens on now, for the tower's own listener."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _new_secret() -> str:
@@ -76,7 +83,7 @@ def _kept_secret(path: Path) -> str:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):  # made by an earlier start: keep it
-            _write_private(path, _new_secret(), exclusive=True)
+            write_private(path, _new_secret(), exclusive=True)
         if path.stat().st_mode & 0o077:
             path.chmod(0o600)
         secret = path.read_text(encoding="utf-8").strip()
@@ -87,37 +94,18 @@ def _kept_secret(path: Path) -> str:
     return secret
 
 
-def _write_private(path: Path, text: str, exclusive: bool = False) -> None:
+def write_private(path: Path, text: str, exclusive: bool = False) -> None:
     """Write `text` to a file only its owner may read or write (0600 from the start)."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
     with os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8") as file:
         file.write(text + "\n")
 
 
-def broker_plugins(settings: MqttSettings, access: LanAccess) -> dict[str, Any]:
-    """amqtt's plugins for LAN play: anyone reads the table, the GM publishes its commands,
-    the tower everything; the password file is written afresh from the kept secrets."""
-    hasher = PasswordHasher()
-    users = [f"{GM_USER}:{hasher.hash(access.gm_token)}"]
-    users.append(f"{TOWER_USER}:{hasher.hash(access.tower_secret)}")
-    try:
-        _write_private(access.users_file, "\n".join(users))
-    except OSError as error:
-        raise BrokerStartError(f"cannot write {access.users_file}: {error.strerror}") from None
-    base = f"{settings.prefix}/{settings.table}"
-    return {
-        **ANONYMOUS,
-        _FILE_AUTH: {"password_file": str(access.users_file)},
-        _ACL: {  # amqtt 0.12's `acl` is the subscribe list (later renamed subscribe-acl)
-            "acl": {"anonymous": [f"{base}/#"], GM_USER: [f"{base}/#"], TOWER_USER: ["#"]},
-            "publish_acl": {GM_USER: [f"{base}/cmd/+"], TOWER_USER: ["#"]},
-        },
-    }
-
-
 def tower_login(settings: MqttSettings, access: LanAccess | None) -> MqttSettings:
-    """The settings the tower's own clients connect with: as `tower` on its LAN broker."""
+    """The settings the tower's own clients connect with: as `tower`, on its own listener,
+    with its own client id, on its LAN broker."""
     if access is None:
         return settings
     login = {"username": TOWER_USER, "password_env": None, "password_file": str(access.tower_file)}
-    return settings.model_copy(update=login)
+    where = {"host": "127.0.0.1", "port": access.tower_port}
+    return settings.model_copy(update={**login, **where, "client_id": access.tower_client_id})

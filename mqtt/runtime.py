@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from tidetower.engine.table import Table
 from tidetower.mqtt.broker import EmbeddedBroker
 from tidetower.mqtt.commands import LearnControl, TowerControls
-from tidetower.mqtt.lan import GM_USER, LanAccess, broker_plugins, lan_access, tower_login
+from tidetower.mqtt.lan import GM_USER, LanAccess, lan_access, tower_login
+from tidetower.mqtt.mosquitto import SupervisedMosquitto
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.tower import LoopView
@@ -17,12 +18,18 @@ from tidetower.mqtt.tower import LoopView
 log = logging.getLogger(__name__)
 
 
-def start_broker(settings: MqttSettings, access: LanAccess | None) -> EmbeddedBroker | None:
-    """The embedded broker when no broker is configured (guarded for the LAN if asked)."""
+TowerBroker = EmbeddedBroker | SupervisedMosquitto
+"""The broker the tower runs itself when none is configured."""
+
+
+def start_broker(settings: MqttSettings, access: LanAccess | None) -> TowerBroker | None:
+    """The tower's own broker when none is configured: amqtt in-process for this machine,
+    a supervised Mosquitto for the LAN (`access` holds its secrets)."""
     if not settings.embedded:
         return None
-    plugins = broker_plugins(settings, access) if access is not None else None
-    return EmbeddedBroker(settings, plugins).start()
+    if access is None:
+        return EmbeddedBroker(settings).start()
+    return SupervisedMosquitto(settings, access).start()
 
 
 def link_lines(settings: MqttSettings, access: LanAccess | None) -> list[str]:
@@ -41,8 +48,8 @@ def link_lines(settings: MqttSettings, access: LanAccess | None) -> list[str]:
         ]
     reach = "for the LAN" if settings.lan else "reachable beyond this machine (bind)"
     return [
-        f"MQTT broker started in this process {reach}: {where}; anyone may read the table,"
-        f" commands need the GM token",
+        f"MQTT broker (Mosquitto, the tower's own) started {reach}: {where}; anyone may read"
+        f" the table, commands need the GM token",
         f"GM token (user {GM_USER}, on the page under Connection): {access.gm_token}"
         f"  (kept in {access.token_file})",
     ]

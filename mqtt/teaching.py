@@ -12,12 +12,11 @@ import queue
 import threading
 from pathlib import Path
 
-from tidetower.mqtt.broker import EmbeddedBroker
 from tidetower.mqtt.client import BrokerClient, Message, Will
 from tidetower.mqtt.commands import Refused, checked, parse_body, request_id
 from tidetower.mqtt.lan import lan_access, tower_login
 from tidetower.mqtt.payloads import CommandError, CommandResult, TeachCommand, TeachPayload
-from tidetower.mqtt.runtime import start_broker
+from tidetower.mqtt.runtime import TowerBroker, start_broker
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
@@ -35,13 +34,14 @@ class TeachLink:
         self.answers: queue.Queue[str] = queue.Queue()
         """The one answer to each throw, as text: tapped on a display or `typed`."""
         # a flow that dies, or loses the broker, leaves no panel up: the will empties `teach`
+        login = tower_login(settings, self._access)
         self._client = BrokerClient(
-            tower_login(settings, self._access),
-            f"tidetower-teach-{settings.table}",
+            login,
+            f"{login.client_id}-teach" if login.client_id else f"tidetower-teach-{settings.table}",
             will=Will(self.topics.teach, ""),
         )
         self._client.on_connect.append(self._republish)
-        self._broker: EmbeddedBroker | None = None
+        self._broker: TowerBroker | None = None
         self._lock = threading.Lock()  # the shown state and whether its throw is answered
         self._sending = threading.Lock()  # a reconnect's re-publish never overtakes a show()
         self._shown: TeachPayload | None = None
