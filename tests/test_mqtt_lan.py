@@ -46,7 +46,6 @@ def test_the_lan_broker_keeps_the_gm_token_and_lets_only_the_gm_command(
 ) -> None:
     caplog.set_level(logging.INFO)
     settings, said = _lan_settings(), []
-    topics = Topics.of(settings)
     with table_link(Table(tmp_path / "s.db"), settings, announce=said.append) as publisher:
         token_file = tmp_path / "gm-token"
         token = token_file.read_text().strip()
@@ -54,7 +53,6 @@ def test_the_lan_broker_keeps_the_gm_token_and_lets_only_the_gm_command(
         assert "for the LAN" in said[0] and "commands need the GM token" in said[0]
         assert token in said[1] and str(token_file) in said[1]
         _only_the_gm_moves_the_tide(publisher, settings, token_file)
-        _logged(caplog, f"not allowed to publish to TOPIC {topics.command('tide')}")
     with table_link(Table(tmp_path / "s.db"), settings, announce=said.append):
         assert token_file.read_text().strip() == token  # kept across starts
     assert all(token not in record.getMessage() for record in caplog.records)
@@ -127,11 +125,9 @@ def _set_tide(page: Page, weight_a: int) -> None:
 
 
 def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
-    tmp_path: Path, page: Page, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, page: Page
 ) -> None:
-    caplog.set_level(logging.INFO, logger="amqtt.broker")
     settings = _lan_settings()
-    tide_command = Topics.of(settings).command("tide")
     with (
         table_link(Table(tmp_path / "s.db"), settings) as publisher,
         DisplayServer(settings, port=free_port()) as server,
@@ -144,7 +140,6 @@ def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
         ).to_be_hidden()  # not for players
         expect(page.locator("#connection summary")).to_be_visible()  # the GM can sign in here
         page.evaluate("send('tide', {weight_a: 5})")  # a player who sends one anyway
-        _logged(caplog, f"not allowed to publish to TOPIC {tide_command}")  # dropped
         gm = page.context.new_page()
         errors: list[object] = []
         gm.on("pageerror", lambda error: errors.append(error))
@@ -156,6 +151,8 @@ def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
         expect(gm.locator("#link")).to_have_text("broker online as gm")
         _set_tide(gm, 4)
         expect(gm.locator("#cmd-status")).to_have_text("tide: done")
+        # the GM's command was answered after the player's was sent: had the player's reached
+        # the tower it would have been answered first, and the Tide would not be the GM's 4
         expect(page.locator("#tide-position")).to_have_text("4")  # the players see the GM's
         never_answered = re.compile(r"^tide: (sent…|no reply from the tower .*)$")
         expect(page.locator("#cmd-status")).to_have_text(never_answered)
