@@ -226,9 +226,9 @@ def test_lan_play_without_mosquitto_says_how_to_install_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(mosquitto.shutil, "which", lambda *_a, **_k: None)
-    with pytest.raises(BrokerStartError, match=r"not installed: sudo apt install mosquitto$"):
-        with table_link(Table(tmp_path / "s.db"), _lan()):
-            pass
+    missing = pytest.raises(BrokerStartError, match=r"not installed: sudo apt install mosquitto$")
+    with missing, table_link(Table(tmp_path / "s.db"), _lan()):
+        pass
     result = CliRunner().invoke(
         main, ["run", "--sim", "--lan", "--rolls", "1", "--store", str(tmp_path / "t.db")]
     )
