@@ -19,6 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tidetower.engine.files import HostileFile, inside, load_json
 from tidetower.engine.rules import RuleError
 from tidetower.engine.store import OutboxEvent
 from tidetower.engine.tray import Attention, DieRead, Reading, unreadable_reason
@@ -44,15 +45,21 @@ class Corrections:
         return self.folder / LABELS
 
     def labels(self) -> dict[str, Any]:
-        """Return the labels kept so far (an unreadable file counts as none, and says so)."""
+        """Return the labels kept so far (an unreadable file counts as none, and says so);
+        an entry whose name is no plain file name of this folder is left out, and said."""
+        if not self.labels_path.exists() and not self.labels_path.is_symlink():
+            return {}
         try:
-            raw = json.loads(self.labels_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+            raw = load_json(self.labels_path)
+        except HostileFile as error:
+            log.warning("corrections: %s; starting the labels afresh", error)
             return {}
-        except (OSError, ValueError) as error:
-            log.warning("corrections: %s unreadable (%s); starting it afresh", LABELS, error)
+        if not isinstance(raw, dict):
             return {}
-        return raw if isinstance(raw, dict) else {}
+        kept = {name: entry for name, entry in raw.items() if _plain(self.folder, name, entry)}
+        if len(kept) < len(raw):
+            log.warning("corrections: left out %d entries of %s", len(raw) - len(kept), LABELS)
+        return kept
 
     def __len__(self) -> int:
         return len(self.labels())
@@ -93,7 +100,7 @@ class Corrections:
         names = list(labels)
         dropped = names[: max(0, len(names) - self.keep)]
         for name in dropped:
-            (self.folder / name).unlink(missing_ok=True)
+            inside(self.folder, name).unlink(missing_ok=True)
             del labels[name]
         if dropped:
             log.info(
@@ -106,6 +113,15 @@ class Corrections:
         part = self.labels_path.with_suffix(".part")
         part.write_text(json.dumps(labels, indent=1), encoding="utf-8")
         os.replace(part, self.labels_path)
+
+
+def _plain(folder: Path, name: str, entry: object) -> bool:
+    """True for a labels entry the tower could have written: a photo in `folder`, its dice."""
+    try:
+        inside(folder, name)
+    except HostileFile:
+        return False
+    return isinstance(entry, dict) and name.endswith(".png")
 
 
 def entered(pending: Attention | None, index: int, die: str, value: int) -> Attention:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from tidetower.engine.files import inside
 from tidetower.firmware.config import TowerConfig
 from tidetower.firmware.corrections import Corrections
 from tidetower.vision.numerals.profile import empty_profile, load_profile
@@ -70,7 +71,7 @@ def learn_from_corrections(
         teach(
             candidate,
             corrections.labels_path,
-            [corrections.folder / n for n in teach_names],
+            [inside(corrections.folder, n) for n in teach_names],
             {},
             settings,
             along,
@@ -97,7 +98,7 @@ def _share_right(
     raw, tally = corrections.labels(), Tally()
     for name in names:
         try:
-            image = load_image(corrections.folder / name)
+            image = load_image(inside(corrections.folder, name))
         except ImageError as error:
             raise TeachError(str(error)) from None
         truth = tuple(

@@ -49,11 +49,16 @@ def model_classes(model: Path = MODEL) -> tuple[str, ...]:
     return CLASSES if said is None else tuple(json.loads(said))
 
 
+def embedding_width(model: Path = MODEL) -> int:
+    """Return how many numbers the net gives for each crop's embedding."""
+    return int(load_session(model).get_outputs()[1].shape[1])
+
+
 def run_numerals(crops: np.ndarray, model: Path = MODEL) -> NetOutput:
     """Return class probabilities and embeddings for (N, S, S, 3) uint8 BGR crops."""
     net = load_session(model)
     if len(crops) == 0:
-        width = int(net.get_outputs()[1].shape[1])
+        width = embedding_width(model)
         return NetOutput(
             np.zeros((0, len(model_classes(model))), np.float32), np.zeros((0, width), np.float32)
         )

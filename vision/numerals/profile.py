@@ -15,16 +15,23 @@ import json
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from zipfile import BadZipFile
 
 import numpy as np
 
+from tidetower.engine.files import HostileFile, load_json, regular_file
 from tidetower.vision.kinds import check_face
-from tidetower.vision.numerals.nets import model_id
+from tidetower.vision.numerals.nets import embedding_width, model_id
 from tidetower.vision.numerals.signatures import TaughtFaces, load_faces
 
 META = "profile.json"
 EXAMPLES = "examples.npz"
 VERSION = 1
+_UNREADABLE = (OSError, ValueError, KeyError, EOFError, TypeError, BadZipFile)
+"""What reading a damaged or hostile profile raises (HostileFile is a ValueError; an .npy
+where an .npz belongs is no context manager, a TypeError)."""
+MAX_EXAMPLES_BYTES = 64 << 20
+"""examples.npz of thousands of taught views is a few MB: a bigger one is no profile."""
 
 
 class ProfileError(ValueError):
@@ -136,13 +143,18 @@ def load_profile(folder: str | Path) -> Profile:
 def _load(folder: Path, stamp: int) -> Profile:
     """Read a profile once per version of its files (`stamp`)."""
     try:
-        meta = json.loads((folder / META).read_text(encoding="utf-8"))
-        with np.load(folder / EXAMPLES) as data:
-            embeddings, labels = data["embeddings"], data["labels"]
-    except (OSError, ValueError, KeyError) as error:
-        raise ProfileError(f"cannot read the profile in {folder}: {error}") from None
-    if meta.get("version") != VERSION or meta.get("net") != model_id():
+        meta = load_json(folder / META)
+        with np.load(regular_file(folder / EXAMPLES, MAX_EXAMPLES_BYTES)) as data:
+            embeddings, labels = np.asarray(data["embeddings"]), np.asarray(data["labels"])
+    except _UNREADABLE as error:
+        raise ProfileError(f"cannot read the profile in {folder}: {_short(error)}") from None
+    if (
+        not isinstance(meta, dict)
+        or meta.get("version") != VERSION
+        or meta.get("net") != model_id()
+    ):
         raise ProfileError(f"{folder} was taught with another numeral net: teach it again")
+    _check_shapes(folder, embeddings, labels)
     for label in set(labels.tolist()):
         kind, _, value = str(label).partition(":")
         try:
@@ -159,9 +171,26 @@ def _load(folder: Path, stamp: int) -> Profile:
     )
 
 
+def _short(error: BaseException) -> str:
+    """An error's own words in one line of bounded length."""
+    said = str(error) if isinstance(error, HostileFile) else f"{type(error).__name__}: {error}"
+    return " ".join(said.split())[:200]
+
+
+def _check_shapes(folder: Path, embeddings: np.ndarray, labels: np.ndarray) -> None:
+    """One embedding of the net's width per label, or ProfileError saying what does not fit."""
+    width = embedding_width()
+    if embeddings.ndim != 2 or embeddings.shape[1:] != (width,) or labels.ndim != 1:
+        raise ProfileError(
+            f"{folder}: its embeddings are {embeddings.shape}, the numeral net gives {width}"
+        )
+    if len(labels) != len(embeddings) or embeddings.dtype.kind != "f":
+        raise ProfileError(f"{folder}: {len(labels)} labels for {len(embeddings)} embeddings")
+
+
 def _faces(folder: Path) -> TaughtFaces:
     """Read a profile's taught signatures, or ProfileError naming what is wrong with them."""
     try:
         return load_faces(folder)
-    except (OSError, ValueError, KeyError) as error:
-        raise ProfileError(f"cannot read the taught faces in {folder}: {error}") from None
+    except _UNREADABLE as error:
+        raise ProfileError(f"cannot read the taught faces in {folder}: {_short(error)}") from None

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tidetower.engine.files import regular_file
 from tidetower.vision.kinds import face_values
 from tidetower.vision.numerals.faces import FAMILY, Face, FaceRead
 
@@ -124,12 +125,16 @@ def face_bias(signatures: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return bias
 
 
+MAX_FACES_BYTES = 16 << 20
+"""A signature per taught face is kilobytes: a bigger file is no profile's."""
+
+
 def load_faces(folder: Path) -> TaughtFaces:
     """Read a profile's signatures (none taught yet when the file is not there)."""
     path = folder / FILE
     if not path.exists():
         return TaughtFaces()
-    with np.load(path) as data:
+    with np.load(regular_file(path, MAX_FACES_BYTES)) as data:
         families = tuple(str(f) for f in data["families"])
         vectors = tuple(
             np.asarray(v[: len(faces_of(f))], np.float64)

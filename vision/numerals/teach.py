@@ -7,7 +7,6 @@ trays worse than the shipped reader alone is refused: teaching must not cost oth
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -16,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tidetower.engine.files import HostileFile, load_json
 from tidetower.engine.tray import Box
 from tidetower.vision.colours import body_colour, lab_of
 from tidetower.vision.d6.find import Candidate, find_dice
@@ -83,8 +83,10 @@ def parse_labels(raw: Mapping[str, Any], name: str) -> list[tuple[str, int, Box 
         raise TeachError(f"{name}: expected {{'die', 'value'}} or {{'dice': [...]}}")
     out = []
     for die in dice:
+        if not isinstance(die, dict):
+            raise TeachError(f"{name}: a die is {{'die', 'value'}}, not {str(die)[:40]!r}")
         kind = LABEL_KINDS.get(str(die.get("die")), str(die.get("die")))
-        value = die.get("value")
+        value: Any = die.get("value")
         try:
             check_face(kind, value)
         except ValueError as error:
@@ -199,9 +201,9 @@ def check_cost(
 def load_label_file(path: Path) -> dict[str, Any]:
     """Read a labels file: a JSON object from photo file name to its dice."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise TeachError(f"cannot read {path}: {error}") from None
+        raw = load_json(path)
+    except HostileFile as error:
+        raise TeachError(f"cannot read the labels: {error}") from None
     if not isinstance(raw, dict):
         raise TeachError(f"{path}: expected an object from photo file name to its dice")
     return raw

@@ -1,0 +1,91 @@
+"""Files the tower reads are hostile until checked: regular files of bounded size, JSON of
+bounded depth, and names taken from a file kept inside their folder.
+
+A FIFO named as a config, a labels file nested 100,000 deep or a name like `../s.db` in
+the corrections hung, crashed or deleted outside the folder (issue 26); every reader of
+a file the tower did not just write itself goes through here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+MAX_TEXT_BYTES = 1 << 20
+"""A config, a labels file or a password: far above any real one."""
+MAX_DEPTH = 32
+"""JSON or TOML nested deeper than this is no file the tower wrote or documents."""
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+class HostileFile(ValueError):
+    """A file the tower will not read, and why, in one line naming it."""
+
+
+def read_bounded(path: str | Path, limit: int = MAX_TEXT_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; a pipe, a device, a folder or a
+    bigger file is refused before it is read (a FIFO opened non-blocking never waits)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise HostileFile(f"{path}: {error.strerror}") from None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise HostileFile(f"{path}: not a regular file (a folder, pipe or device)")
+        if info.st_size > limit:
+            raise HostileFile(f"{path}: {info.st_size} bytes, more than the {limit} it may be")
+        data = file.read(limit + 1)
+    if len(data) > limit:  # it grew while being read
+        raise HostileFile(f"{path}: more than the {limit} bytes it may be")
+    return data
+
+
+def regular_file(path: str | Path, limit: int) -> Path:
+    """`path`, once it is known to be a regular file of at most `limit` bytes (for a file a
+    library opens itself: a TLS certificate, a model)."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise HostileFile(f"{path}: {error.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise HostileFile(f"{path}: not a regular file (a folder, pipe or device)")
+    if info.st_size > limit:
+        raise HostileFile(f"{path}: {info.st_size} bytes, more than the {limit} it may be")
+    return Path(path)
+
+
+def nesting(data: bytes) -> int:
+    """How deep the brackets of JSON or TOML text nest, strings left out."""
+    depth = deepest = 0
+    for char in _STRINGS.sub(b'""', data):
+        if char in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in b"]}":
+            depth -= 1
+    return deepest
+
+
+def load_json(path: str | Path, limit: int = MAX_TEXT_BYTES) -> Any:
+    """The JSON in a bounded regular file, refused in one line if deeper than MAX_DEPTH."""
+    data = read_bounded(path, limit)
+    if nesting(data) > MAX_DEPTH:
+        raise HostileFile(f"{path}: nested more than {MAX_DEPTH} deep")
+    try:
+        return json.loads(data)
+    except ValueError as error:
+        raise HostileFile(f"{path}: not JSON ({error})") from None
+
+
+def inside(folder: Path, name: object) -> Path:
+    """`folder / name` for a plain file name taken from a file; anything that could reach
+    outside the folder (a path, `..`, a NUL) is refused, naming it cut short."""
+    plain = isinstance(name, str) and name not in ("", ".", "..")
+    if not plain or any(c in str(name) for c in "/\\\0"):
+        raise HostileFile(f"{str(name)[:80]!r} is not a file name inside {folder}")
+    return folder / str(name)
