@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from tidetower.enclosure.params import EnclosureParams
+from tidetower.engine.files import MAX_DEPTH, HostileFile, nesting, read_bounded
 from tidetower.engine.rules import RuleError
 from tidetower.engine.session import new_session
 from tidetower.engine.systems import get_system
@@ -101,7 +102,7 @@ class CameraConfig(Section):
     path: Path | None = None
     size: tuple[int, int] | None = None
     calibration: Path | None = None
-    frame_timeout_s: float = Field(2.0, gt=0)
+    frame_timeout_s: float = Field(2.0, gt=0, le=3600)
     reader: ReaderSettings = Field(default_factory=ReaderSettings)
     """[camera.reader]: the dice reader's knobs (vision/settings.py), its taught `profile` and
     colour `pins`; the defaults suit most trays."""
@@ -138,10 +139,10 @@ class PinsConfig(Section):
 class LoopConfig(Section):
     """Timing of the read loop."""
 
-    settle_frames: int = Field(5, ge=1)
-    clear_frames: int = Field(3, ge=1)
-    roll_timeout_s: float = Field(15.0, gt=0)
-    sensor_timeout_s: float = Field(5.0, gt=0)
+    settle_frames: int = Field(5, ge=1, le=1000)
+    clear_frames: int = Field(3, ge=1, le=1000)
+    roll_timeout_s: float = Field(15.0, gt=0, le=3600)
+    sensor_timeout_s: float = Field(5.0, gt=0, le=3600)
 
 
 class TowerConfig(Section):
@@ -176,8 +177,11 @@ class ConfigError(ValueError):
     """A config file that cannot be used; the message lists every problem."""
 
 
-SECRET_WORDS = ("password", "secret", "token", "key_file")
-"""A key whose name holds one of these may hold a secret: its value is never echoed."""
+SECRET_WORDS = ("pass", "pw", "secret", "token", "key", "cred", "auth")
+"""A key whose name holds one of these may hold a secret (`pass`, `pwd` and `mqtt_pw` are
+typos of one): its value is never echoed."""
+SHOWN_CHARS = 60
+"""An echoed value is cut to this: a 5 MB string is not a 5 MB error line."""
 
 
 def describe_errors(error: ValidationError) -> str:
@@ -193,12 +197,24 @@ def describe_errors(error: ValidationError) -> str:
             if context.get("key"):
                 loc.append(str(context["key"]))
         path = ".".join(loc) or "(top level)"
-        shown = problem["type"] != "missing" and not isinstance(value, dict | list)
-        if any(word in path.lower() for word in SECRET_WORDS):
-            shown = False
-        found = f" (found {value!r})" if shown else ""
-        lines.append(f"{path}: {problem['msg']}{found}")
+        hidden = problem["type"] in ("missing", "extra_forbidden")  # unknown: maybe a secret
+        if hidden or isinstance(value, dict | list) or _secret(path):
+            lines.append(f"{path}: {problem['msg']}")
+        else:
+            lines.append(f"{path}: {problem['msg']} (found {_cut(repr(value))})")
     return "\n".join(lines)
+
+
+def _secret(path: str) -> bool:
+    """True for a key path whose name looks like it holds a secret."""
+    return any(word in path.lower() for word in SECRET_WORDS)
+
+
+def _cut(text: str) -> str:
+    """`text` cut to SHOWN_CHARS, saying how much more there was."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}… ({len(text)} characters)"
 
 
 def _secrets_at_hand(config: TowerConfig) -> list[str]:
@@ -215,20 +231,28 @@ def at_hand(config: TowerConfig) -> list[str]:
     return _secrets_at_hand(config) + ([reader] if reader else [])
 
 
-def load_config(path: str | Path) -> TowerConfig:
-    """Read and validate a TOML config file, or raise ConfigError listing every problem."""
-    path = Path(path)
+def _toml(path: Path) -> dict[str, Any]:
+    """The TOML of a config file: a bounded regular file, nested no deeper than MAX_DEPTH."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigError(f"cannot read config {path}: {error.strerror}") from None
+        raw = read_bounded(path)
+        if nesting(raw) > MAX_DEPTH:
+            raise ConfigError(f"{path} is nested more than {MAX_DEPTH} deep: not a tower config")
+        return tomllib.loads(raw.decode("utf-8"))
+    except HostileFile as error:
+        raise ConfigError(f"cannot read config {error}") from None
     except UnicodeDecodeError as error:
-        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        line = raw[: error.start].count(b"\n") + 1
         raise ConfigError(
             f"{path} is not UTF-8 text: byte {error.object[error.start]:#04x} on line {line}"
         ) from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+        raise ConfigError(f"{path} is not valid TOML: {_cut(str(error))}") from None
+
+
+def load_config(path: str | Path) -> TowerConfig:
+    """Read and validate a TOML config file, or raise ConfigError listing every problem."""
+    path = Path(path)
+    data = _toml(path)
     try:
         config = TowerConfig.model_validate(data)
     except ValidationError as error:

@@ -16,7 +16,7 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
-from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.settings import MqttSettings, tls_files
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,7 @@ class BrokerClient:
         if settings.username is not None:
             client.username_pw_set(settings.username, settings.password())
         if settings.tls:
+            tls_files(settings)
             client.tls_set(
                 ca_certs=settings.ca_file,
                 certfile=settings.cert_file,

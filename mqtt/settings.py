@@ -17,6 +17,8 @@ from pydantic import (
     model_validator,
 )
 
+from tidetower.engine.files import HostileFile, read_bounded, regular_file
+
 Orientation = Literal["a-first", "b-first"]
 
 
@@ -131,12 +133,29 @@ class MqttSettings(BaseModel):
 def _first_line(path: Path) -> str:
     """The password kept in `path` (its first line), or a ValueError naming the file only."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise ValueError(f"mqtt.password_file {path}: {error.strerror}") from None
+        lines = read_bounded(path, 4096).decode("utf-8").splitlines()
+    except (HostileFile, UnicodeDecodeError) as error:
+        raise ValueError(f"mqtt.password_file: {_said(error)}") from None
     if not lines or not lines[0].strip():
         raise ValueError(f"mqtt.password_file {path} is empty")
     return lines[0].strip()
+
+
+def _said(error: Exception) -> str:
+    """What went wrong with a file, never what it holds (a password's bytes stay unsaid)."""
+    return "not UTF-8 text" if isinstance(error, UnicodeDecodeError) else str(error)
+
+
+def tls_files(settings: MqttSettings) -> None:
+    """Refuse a TLS file that is no regular file of a certificate's size (a FIFO would
+    hang the TLS library's read), naming the key."""
+    for key in ("ca_file", "cert_file", "key_file"):
+        path = getattr(settings, key)
+        if path is not None:
+            try:
+                regular_file(path, 1 << 20)
+            except HostileFile as error:
+                raise ValueError(f"mqtt.{key}: {error}") from None
 
 
 def load_mqtt_settings(path: str | Path | None) -> MqttSettings:
@@ -144,9 +163,12 @@ def load_mqtt_settings(path: str | Path | None) -> MqttSettings:
     if path is None:
         return MqttSettings()
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ValueError(f"cannot read config {path}: {error}") from None
+        data = tomllib.loads(read_bounded(path).decode("utf-8"))
+    except HostileFile as error:
+        raise ValueError(f"cannot read config {error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as error:
+        said = "nested too deep" if isinstance(error, RecursionError) else str(error)[:200]
+        raise ValueError(f"cannot read config {path}: {said}") from None
     try:
         return MqttSettings.model_validate(data.get("mqtt", {}))
     except ValidationError as error:

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import numpy as np
-from pydantic import AfterValidator, ConfigDict, with_config
+from pydantic import AfterValidator, ConfigDict, Field, with_config
 
+from tidetower.engine.files import regular_file
 from tidetower.vision.colours import COLOURS
 from tidetower.vision.d6.nets import face_models
 from tidetower.vision.kinds import KINDS
@@ -35,6 +36,10 @@ def _readable_profile(folder: str | None) -> str | None:
     return folder
 
 
+MAX_NET_BYTES = 256 << 20
+"""A net the Pi can run is a few MB; a file this big is no net of ours."""
+
+
 def _loadable(
     what: str, classes: Callable[[Path], tuple[str, ...]]
 ) -> Callable[[str | None], str | None]:
@@ -43,6 +48,7 @@ def _loadable(
 
     def check(path: str | None) -> str | None:
         if path is not None:
+            regular_file(path, MAX_NET_BYTES)  # a FIFO would hang onnxruntime's read
             try:
                 classes(Path(path))
             except Exception as err:  # onnxruntime raises its own, unrelated, error types
@@ -70,7 +76,7 @@ def _shipped_readers(count: int) -> int:
 class ReaderSettings:
     """Knobs of the dice reader; defaults were chosen on the dev split and synthetic trays only."""
 
-    work_size: int = 640
+    work_size: Annotated[int, Field(ge=64, le=8192)] = 640
     """Photos are scaled so their longer side is this many pixels before reading."""
     balance: bool = False
     """Undo a colour cast or dim light stronger than the nets learned from (read.balanced),
