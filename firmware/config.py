@@ -46,11 +46,11 @@ class TableConfig(Section):
     store: Path = Path("/var/lib/tidetower/session.db")
     snapshots: Path = Path("/var/lib/tidetower/session-snapshots")
     """Unset: `<store's stem>-snapshots` beside the store, so tables never share one."""
-    snapshots_keep: int = Field(500, ge=0)
+    snapshots_keep: int = Field(500, ge=0, le=100_000)
     corrections: Path = Path("/var/lib/tidetower/session-corrections")
     """Frames the GM finished reading, with the faces that counted: examples to teach from.
     Unset: `<store's stem>-corrections` beside the store."""
-    corrections_keep: int = Field(200, ge=0)
+    corrections_keep: int = Field(200, ge=0, le=100_000)
 
     @model_validator(mode="before")
     @classmethod
