@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import struct
 from pathlib import Path
 
 import cv2
@@ -24,6 +25,9 @@ from tidetower.mqtt.client import BrokerClient
 from tidetower.mqtt.settings import load_mqtt_settings
 from tidetower.vision.numerals.nets import model_id
 from tidetower.vision.numerals.profile import EXAMPLES, ProfileError, load_profile
+from tidetower.vision.pictures import ImageError, declared_size, load_image
+from tidetower.vision.sources.base import FrameSourceError
+from tidetower.vision.sources.replay import ReplaySource
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -205,3 +209,39 @@ def test_a_profile_of_the_wrong_embedding_width_is_named(tmp_path: Path) -> None
     )
     with pytest.raises(ProfileError, match=r"its embeddings are \(2, 7\), the numeral net gives"):
         load_profile(home)
+
+
+def _declaring(extension: str, width: int, height: int) -> bytes:
+    """A real small picture whose header is made to declare `width` x `height`."""
+    data = bytearray(cv2.imencode(extension, np.full((64, 48, 3), 120, np.uint8))[1].tobytes())
+    if extension == ".png":
+        data[16:24] = struct.pack(">II", width, height)
+    elif extension == ".jpg":
+        at = data.index(b"\xff\xc0")
+        data[at + 5 : at + 9] = struct.pack(">HH", height, width)
+    elif extension == ".bmp":
+        data[18:26] = struct.pack("<ii", width, height)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("extension", [".png", ".jpg", ".bmp", ".webp"])
+def test_a_pictures_declared_size_is_read_from_its_header(extension: str) -> None:
+    data = cv2.imencode(extension, np.full((64, 48, 3), 120, np.uint8))[1].tobytes()
+    assert declared_size(data) == (48, 64)
+
+
+@pytest.mark.parametrize("extension", [".png", ".jpg", ".bmp"])
+def test_a_picture_declaring_too_many_pixels_is_refused_before_decoding(
+    tmp_path: Path, extension: str
+) -> None:
+    path = tmp_path / f"huge{extension}"
+    path.write_bytes(_declaring(extension, 30000, 30000))
+    with pytest.raises(ImageError, match="it says it is 30000x30000 px, more than the 64"):
+        load_image(path)
+    (tmp_path / "frames").mkdir()
+    path.rename(tmp_path / "frames" / path.name)
+    with pytest.raises(FrameSourceError, match="30000x30000"):
+        ReplaySource(tmp_path / "frames").read(1.0)
+    read = CliRunner().invoke(main, ["read", str(tmp_path / "frames" / path.name)])
+    assert read.exit_code != 0 and "30000x30000" in read.output
+    assert "Traceback" not in read.output

@@ -9,6 +9,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tidetower.engine.files import HostileFile, load_json
+from tidetower.vision.pictures import ImageError, load_image
 from tidetower.vision.settings import Calibration
 from tidetower.vision.sources import FrameSource
 
@@ -66,12 +68,13 @@ def load_calibration(folder: str | Path) -> Calibration:
     """The stored calibration, or CalibrationError naming what is missing or broken."""
     folder = Path(folder)
     try:
-        meta = json.loads((folder / META).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise CalibrationError(f"cannot read {folder / META}: {error}") from None
-    background = cv2.imread(str(folder / BACKGROUND), cv2.IMREAD_COLOR)
-    if background is None:
-        raise CalibrationError(f"cannot read {folder / BACKGROUND}: run `tidetower calibrate`")
+        meta = load_json(folder / META)
+    except HostileFile as error:
+        raise CalibrationError(f"cannot read {error}") from None
+    try:
+        background = load_image(folder / BACKGROUND)
+    except ImageError as error:
+        raise CalibrationError(f"cannot read {error}: run `tidetower calibrate`") from None
     tray = meta.get("tray")
     return Calibration(background=background, tray=tuple(tray) if tray else None)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -15,6 +14,7 @@ from tidetower.vision.d6.find import MIN_DIE_PX, Candidate, find_dice
 from tidetower.vision.numerals.decide import TAUGHT_TURNS, as_taught, judge_all, look, net_of
 from tidetower.vision.numerals.profile import load_profile
 from tidetower.vision.numerals.recogniser import RecogniserMissing, model_path
+from tidetower.vision.pictures import ImageError, load_image
 from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.structure import Detail, structure
 
@@ -30,30 +30,6 @@ __all__ = [
 
 WHOLE_FRAME: Box = (0.0, 0.0, 1.0, 1.0)
 """Where a picture the reader refuses is unreadable: all of it."""
-
-
-class ImageError(ValueError):
-    """The file is missing, unreadable, not an image, or too large to be a tray photo."""
-
-
-def load_image(path: str | Path) -> np.ndarray:
-    """Load a photo as BGR, refusing clearly anything that is not a decodable image."""
-    p = Path(path)
-    if p.exists() and not p.is_file():  # a FIFO or a device would block the read for ever
-        raise ImageError(f"{p}: not a regular file (a folder, pipe or device)")
-    try:
-        data = np.fromfile(p, dtype=np.uint8)
-    except OSError as err:
-        raise ImageError(f"{p}: cannot read file ({err.strerror or err})") from err
-    if data.size == 0:
-        raise ImageError(f"{p}: file is empty")
-    try:
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    except cv2.error as err:  # e.g. beyond OpenCV's own pixel limit
-        raise ImageError(f"{p}: cannot decode ({err.err})") from err
-    if image is None:
-        raise ImageError(f"{p}: not an image OpenCV can decode")
-    return np.asarray(image)
 
 
 def reader_problem(settings: ReaderSettings) -> str | None:

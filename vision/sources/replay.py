@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tidetower.vision.pictures import ImageError, load_image
 from tidetower.vision.sources.base import FrameSource, FrameSourceError, SourceExhausted
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
@@ -33,10 +34,10 @@ class ReplaySource(FrameSource):
         if not files:
             raise FrameSourceError(f"no images in {self.path}")
         for file in files:
-            frame = cv2.imread(str(file), cv2.IMREAD_COLOR)
-            if frame is None:
-                raise FrameSourceError(f"cannot read image {file}")
-            yield frame
+            try:
+                yield load_image(file)
+            except ImageError as error:
+                raise FrameSourceError(f"cannot read image {error}") from None
 
     def _video(self) -> Iterator[np.ndarray]:
         capture = cv2.VideoCapture(str(self.path))
