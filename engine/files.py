@@ -33,16 +33,22 @@ def read_bounded(path: str | Path, limit: int = MAX_TEXT_BYTES) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
         raise HostileFile(f"{path}: {error.strerror}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(fd)
+        raise HostileFile(_refusal(path, info, limit))
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise HostileFile(f"{path}: not a regular file (a folder, pipe or device)")
-        if info.st_size > limit:
-            raise HostileFile(f"{path}: {info.st_size} bytes, more than the {limit} it may be")
         data = file.read(limit + 1)
     if len(data) > limit:  # it grew while being read
         raise HostileFile(f"{path}: more than the {limit} bytes it may be")
     return data
+
+
+def _refusal(path: str | Path, info: os.stat_result, limit: int) -> str:
+    """Why a file is not read: not a regular file, or bigger than `limit`."""
+    if not stat.S_ISREG(info.st_mode):
+        return f"{path}: not a regular file (a folder, pipe or device)"
+    return f"{path}: {info.st_size} bytes, more than the {limit} it may be"
 
 
 def regular_file(path: str | Path, limit: int) -> Path:
@@ -52,10 +58,8 @@ def regular_file(path: str | Path, limit: int) -> Path:
         info = os.stat(path)
     except OSError as error:
         raise HostileFile(f"{path}: {error.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise HostileFile(f"{path}: not a regular file (a folder, pipe or device)")
-    if info.st_size > limit:
-        raise HostileFile(f"{path}: {info.st_size} bytes, more than the {limit} it may be")
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        raise HostileFile(_refusal(path, info, limit))
     return Path(path)
 
 

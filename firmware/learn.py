@@ -6,11 +6,14 @@ reads the rest (set aside, never taught) at least as well, and keep the previous
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
 import logging
+import os
 import shutil
-import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,9 +21,9 @@ from typing import Any
 from tidetower.engine.files import inside
 from tidetower.firmware.config import TowerConfig
 from tidetower.firmware.corrections import Corrections
-from tidetower.vision.numerals.profile import empty_profile, load_profile
+from tidetower.firmware.profiles import adopt, recover, work_folder
 from tidetower.vision.numerals.teach import TeachError, parse_labels, teach
-from tidetower.vision.progress import Along, quietly
+from tidetower.vision.progress import Along, T, quietly
 from tidetower.vision.read import ImageError, load_image, read_dice
 from tidetower.vision.score import Label, Tally, score
 from tidetower.vision.settings import Calibration, ReaderSettings
@@ -29,6 +32,9 @@ log = logging.getLogger(__name__)
 CHECK_EVERY = 5
 """One example in this many (by order of arrival) is set aside to check, never taught."""
 MIN_EXAMPLES = 5
+STOP_SECONDS = 5.0
+"""How long a stopping tower waits for learning to stop: one photo's read on a Pi, and far
+inside the unit's TimeoutStopSec (10 s)."""
 
 
 @dataclass(frozen=True)
@@ -49,43 +55,107 @@ def split(names: list[str]) -> tuple[list[str], list[str]]:
     return [n for n in names if n not in check], check
 
 
+class LearningStopped(TeachError):
+    """Learning was asked to stop (the tower is stopping) and did, adopting nothing."""
+
+
 def learn_from_corrections(
     corrections: Corrections,
     profile: Path,
     settings: ReaderSettings,
     calibration: Calibration | None = None,
     along: Along = quietly,
+    stop: threading.Event | None = None,
 ) -> Learned:
     """Teach a candidate profile from the corrections; adopt it if it reads the set-aside
     ones at least as well as the current reader, keeping the old one as PROFILE.previous.
-    `along` shows how far it got (`progress` on a terminal)."""
-    labels = corrections.labels()
+    `along` shows how far it got (`progress` on a terminal); `stop` ends it early."""
+    recover(profile)
+    work = work_folder(profile)
+    try:
+        return _learn(
+            _set_aside(corrections, work),
+            profile,
+            work,
+            settings,
+            calibration,
+            _stoppable(along, stop or threading.Event()),
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _learn(
+    examples: Corrections,
+    profile: Path,
+    work: Path,
+    settings: ReaderSettings,
+    calibration: Calibration | None,
+    along: Along,
+) -> Learned:
+    """Teach the candidate in `work`, check it against the current profile, adopt it or not."""
+    labels = examples.labels()
     if len(labels) < MIN_EXAMPLES:
         raise TeachError(f"{len(labels)} corrections kept: at least {MIN_EXAMPLES} are needed")
     teach_names, check_names = split(list(labels))
     current = str(profile) if (profile / "profile.json").exists() else None
-    with tempfile.TemporaryDirectory(prefix="tidetower-learn-") as tmp:
-        candidate = Path(tmp) / "profile"
-        if current is not None:
-            shutil.copytree(profile, candidate)
-        teach(
-            candidate,
-            corrections.labels_path,
-            [inside(corrections.folder, n) for n in teach_names],
-            {},
-            settings,
-            along,
-        )
-        before = _share_right(
-            corrections, check_names, replace(settings, profile=current), calibration
-        )
-        after = _share_right(
-            corrections, check_names, replace(settings, profile=str(candidate)), calibration
-        )
-        adopted = after >= before
-        if adopted:
-            _swap_in(candidate, profile)
-    return Learned(len(teach_names), len(check_names), before, after, adopted)
+    candidate = work / "profile"
+    if current is not None:
+        shutil.copytree(profile, candidate)
+    photos = [inside(examples.folder, n) for n in teach_names]
+    teach(candidate, examples.labels_path, photos, {}, settings, along)
+    check = functools.partial(
+        _share_right, examples, check_names, calibration=calibration, along=along
+    )
+    before = check(replace(settings, profile=current))
+    after = check(replace(settings, profile=str(candidate)))
+    if after >= before:
+        adopt(candidate, profile)
+    return Learned(len(teach_names), len(check_names), before, after, after >= before)
+
+
+def _set_aside(corrections: Corrections, work: Path) -> Corrections:
+    """The corrections as they are now, linked into `work`: pruning the table's folder while
+    learning reads them takes nothing from under it."""
+    kept = Corrections(work / "examples", keep=0)
+    labels = {}
+    for name, entry in corrections.labels().items():
+        try:
+            _link_or_copy(inside(corrections.folder, name), inside(kept.folder, name))
+        except FileNotFoundError:
+            continue  # pruned between the labels and the link: learn without it
+        labels[name] = entry
+    kept.labels_path.write_text(json.dumps(labels), encoding="utf-8")
+    return kept
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """A hard link (no bytes copied), or a copy where the filesystem has none."""
+    try:
+        os.link(source, target)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _stoppable(along: Along, stop: threading.Event) -> Along:
+    """`along`, raising LearningStopped between two items once `stop` is set."""
+
+    @contextlib.contextmanager
+    def going(items: Iterable[T], label: str, length: int | None = None) -> Iterator[Iterable[T]]:
+        with along(items, label, length) as inner:
+            yield _until(inner, stop)
+
+    return going
+
+
+def _until(items: Iterable[T], stop: threading.Event) -> Iterator[T]:
+    """The items, until `stop` is set."""
+    for item in items:
+        if stop.is_set():
+            raise LearningStopped("learning stopped: the tower is stopping; nothing adopted")
+        yield item
 
 
 def _share_right(
@@ -93,34 +163,23 @@ def _share_right(
     names: list[str],
     settings: ReaderSettings,
     calibration: Calibration | None,
+    along: Along = quietly,
 ) -> float:
     """Return the share of the named examples' dice the reader gets right."""
     raw, tally = corrections.labels(), Tally()
-    for name in names:
-        try:
-            image = load_image(inside(corrections.folder, name))
-        except ImageError as error:
-            raise TeachError(str(error)) from None
-        truth = tuple(
-            Label(value, box or (0.0, 0.0, 1.0, 1.0), kind)
-            for kind, value, box in parse_labels(raw, name)
-        )
-        reading = read_dice(image, calibration, settings)
-        tally.add(score(reading, truth), reading.ms)
+    with along(names, "checking") as going:
+        for name in going:
+            try:
+                image = load_image(inside(corrections.folder, name))
+            except ImageError as error:
+                raise TeachError(str(error)) from None
+            truth = tuple(
+                Label(value, box or (0.0, 0.0, 1.0, 1.0), kind)
+                for kind, value, box in parse_labels(raw, name)
+            )
+            reading = read_dice(image, calibration, settings)
+            tally.add(score(reading, truth), reading.ms)
     return tally.right / max(tally.dice, 1)
-
-
-def _swap_in(candidate: Path, profile: Path) -> None:
-    """Make the candidate the profile; the profile it replaces (an empty one if there was
-    none: it reads as no profile) becomes PROFILE.previous."""
-    previous = previous_of(profile)
-    shutil.rmtree(previous, ignore_errors=True)
-    if profile.exists():
-        profile.rename(previous)
-    else:
-        width = load_profile(candidate).embeddings.shape[1]
-        empty_profile(width).save(previous, 0)
-    shutil.copytree(candidate, profile)
 
 
 def profile_home(config: TowerConfig) -> Path:
@@ -131,26 +190,6 @@ def profile_home(config: TowerConfig) -> Path:
     if config.camera.calibration is not None:
         return config.camera.calibration / "dice"
     return config.table.corrections.parent / "dice"
-
-
-def previous_of(profile: Path) -> Path:
-    """Where the profile a learning replaced is kept."""
-    return profile.with_name(profile.name + ".previous")
-
-
-def rollback(profile: Path) -> None:
-    """Put the previous profile back (the current one becomes the previous: undo twice to
-    redo)."""
-    previous = previous_of(profile)
-    if not previous.exists():
-        raise TeachError(f"no previous profile to go back to ({previous} does not exist)")
-    swap = profile.with_name(profile.name + ".swap")
-    shutil.rmtree(swap, ignore_errors=True)
-    if profile.exists():
-        profile.rename(swap)
-    previous.rename(profile)
-    if swap.exists():
-        swap.rename(previous)
 
 
 @dataclass(frozen=True)
@@ -195,6 +234,7 @@ class Learner:
         self._status = LearnStatus(len(corrections))
         self._lock = threading.Lock()
         self._done = threading.Event()
+        self._stop = threading.Event()
         corrections.on_kept.append(lambda: self._set(corrections=len(corrections)))
 
     @property
@@ -211,6 +251,7 @@ class Learner:
             if count < MIN_EXAMPLES:
                 raise ValueError(f"{count} corrections kept: at least {MIN_EXAMPLES} are needed")
             self._done.clear()
+            self._stop.clear()
             self._set_locked(corrections=count, state="learning", message="")
         threading.Thread(target=self._run, name="learn", daemon=True).start()
         return count
@@ -219,12 +260,20 @@ class Learner:
         """Wait for a learning run to end; return whether it did within the timeout."""
         return self._done.wait(timeout)
 
+    def stop(self, timeout: float = STOP_SECONDS) -> bool:
+        """Ask a learning run to stop between two photos and wait for it (adopting nothing);
+        return whether it ended within `timeout`."""
+        self._stop.set()
+        return self._done.wait(timeout) if self._status.state == "learning" else True
+
     def _run(self) -> None:
         try:
             settings = replace(self._settings(), profile=None)
             done = learn_from_corrections(
-                self.corrections, self.profile, settings, self._calibration
+                self.corrections, self.profile, settings, self._calibration, stop=self._stop
             )
+        except LearningStopped as error:
+            self._set(state="failed", learned=None, message=str(error))
         except Exception as error:  # whatever it was, the tower goes on reading without it
             log.warning("learning from corrections failed: %s", error, exc_info=True)
             self._set(state="failed", learned=None, message=str(error))

@@ -26,7 +26,8 @@ import numpy as np
 from tidetower.engine.tray import Reading
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.corrections import Corrections
-from tidetower.firmware.learn import learn_from_corrections, profile_home, rollback
+from tidetower.firmware.learn import learn_from_corrections, profile_home
+from tidetower.firmware.profiles import rollback
 from tidetower.firmware.sim import sim_config
 from tidetower.firmware.tower import open_camera
 from tidetower.mqtt.broker import BrokerStartError

@@ -4,6 +4,7 @@ gives simulated ones)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from tidetower.firmware.buttons import Buttons
 from tidetower.firmware.config import CameraConfig, TowerConfig
 from tidetower.firmware.corrections import Corrections, CorrectionWatch
 from tidetower.firmware.devices import TowerDevices
-from tidetower.firmware.learn import Learner, profile_home
+from tidetower.firmware.learn import STOP_SECONDS, Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.mqtt.commands import CommandDesk
@@ -27,6 +28,8 @@ from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource
 from tidetower.vision.sources.simulated import SimulatedSource
+
+log = logging.getLogger(__name__)
 
 
 class StepHook(Protocol):
@@ -165,9 +168,12 @@ class Tower:
         """Learning from the GM's corrections, into the reader's profile, when asked."""
         if self.loop.corrections is None:
             return None
+        home = profile_home(self.config)
+        if self.config.camera.reader.profile is None and (home / "profile.json").exists():
+            self.adopt_profile(home)  # learned at an earlier start without a profile set
         return Learner(
             self.loop.corrections,
-            profile_home(self.config),
+            home,
             lambda: self.config.camera.reader,
             self.adopt_profile,
             self.calibration,
@@ -193,10 +199,10 @@ class Tower:
         self.loop.step()
 
     def close(self) -> None:
-        """Let a learning run end, then release the camera, the pins and the store (a
-        process that exits while learning is inside OpenCV aborts: SIGTERM after `learn`)."""
-        if self.learner is not None and self.learner.status.state == "learning":
-            self.learner.wait()
+        """Stop a learning run between two photos, then release the camera, the pins and the
+        store (a process that exits while learning is inside OpenCV aborts)."""
+        if self.learner is not None and not self.learner.stop():
+            log.warning("learning did not stop within %.0f s; stopping anyway", STOP_SECONDS)
         self._close_opened()
 
     def __enter__(self) -> Tower:

@@ -17,12 +17,11 @@ from tidetower.firmware.learn import (
     Learner,
     LearnStatus,
     learn_from_corrections,
-    previous_of,
-    rollback,
 )
+from tidetower.firmware.profiles import rollback
 from tidetower.firmware.sim import sim_config, simulated_parts
 from tidetower.firmware.tower import Tower
-from tidetower.vision.numerals.profile import load_profile
+from tidetower.vision.numerals.profile import load_profile, previous_of
 from tidetower.vision.numerals.teach import TeachError, parse_labels
 from tidetower.vision.read import read_dice
 from tidetower.vision.settings import ReaderSettings

@@ -103,7 +103,7 @@ def load_image(path: str | Path) -> np.ndarray:
     try:
         data = read_bounded(path, MAX_FILE_BYTES)
     except HostileFile as error:
-        raise ImageError(str(error)) from None
+        raise ImageError(f"cannot read {error}") from None
     if not data:
         raise ImageError(f"{path}: file is empty")
     return decode(data, path)

@@ -12,6 +12,7 @@ profile adds to the reader and never replaces it.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,7 @@ from tidetower.vision.kinds import check_face
 from tidetower.vision.numerals.nets import embedding_width, model_id
 from tidetower.vision.numerals.signatures import TaughtFaces, load_faces
 
+log = logging.getLogger(__name__)
 META = "profile.json"
 EXAMPLES = "examples.npz"
 VERSION = 1
@@ -128,10 +130,35 @@ def empty_profile(width: int) -> Profile:
     return Profile(np.zeros((0, width), np.float32), (), {})
 
 
+def previous_of(profile: Path) -> Path:
+    """Where the profile a learning replaced is kept, to go back to."""
+    return profile.with_name(profile.name + ".previous")
+
+
 def load_profile(folder: str | Path) -> Profile:
-    """Read a profile folder (again when it was taught since), or ProfileError naming what
-    is wrong with it."""
-    path = Path(folder).resolve()
+    """Read a profile folder (again when it was taught since); a damaged one is reported
+    once and its previous read instead, if it has one; else ProfileError naming what is
+    wrong with it."""
+    try:
+        return _load_one(Path(folder))
+    except ProfileError as error:
+        previous = previous_of(Path(folder))
+        if not previous.exists():
+            raise
+        profile = _load_one(previous)
+        _report(f"{error}; reading with the previous profile, {previous}")
+        return profile
+
+
+@cache
+def _report(problem: str) -> None:
+    """Say once what is wrong with a profile (it is loaded again for every roll)."""
+    log.warning("%s", problem)
+
+
+def _load_one(folder: Path) -> Profile:
+    """Read one profile folder, or ProfileError."""
+    path = folder.resolve()
     try:
         stamp = (path / EXAMPLES).stat().st_mtime_ns
     except OSError as error:
