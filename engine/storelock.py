@@ -67,7 +67,7 @@ def claim(path: Path, wait_s: float = 0.0) -> StoreClaim:
     with _GUARD:
         key, hold = _shared(fd)
         try:
-            if hold.writers == 0:
+            if hold.writers == 0:  # waits under the guard: no other claim may interleave
                 _lock(hold.fd, path, wait_s)
                 _note_holder(path)
         except BaseException:
