@@ -7,20 +7,20 @@ The one module of the engine that touches a disk. A process killed at any moment
 from __future__ import annotations
 
 import contextlib
-import fcntl
+import errno
 import json
-import os
 import sqlite3
 import threading
-import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from tidetower.engine.codec import SCHEMA_VERSION, dump, dump_tracker, load, load_tracker
 from tidetower.engine.rules import JSONValue, RollContext, RollRecord
 from tidetower.engine.session import SessionState, TableAction
+from tidetower.engine.storelock import StoreClaim, StoreHeld, claim, keep_open
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS session (
@@ -77,25 +77,24 @@ class SessionStore:
         so it reads a store a running tower holds."""
         self.path = Path(path)
         self.read_only = read_only
-        self._owner: IO[str] | None = None
+        self._claim: StoreClaim | None = None
         try:
             if read_only:
-                uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                self._db = sqlite3.connect(
-                    uri, uri=True, isolation_level=None, check_same_thread=False
-                )
-                self._db.execute("SELECT 1 FROM session LIMIT 1")  # a session store, readable
+                self._db = _open_to_read(self.path)
+                self._claim = keep_open(self.path)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._owner = _claim(self.path, wait_s)
-                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")
-                self._db.executescript(_SCHEMA)
+                self._claim = claim(self.path, wait_s)
+                self._db = _open_to_write(self.path)
+        except StoreHeld as held:
+            raise StoreError(str(held)) from None
         except (OSError, sqlite3.Error) as error:
-            if self._owner is not None:
-                self._owner.close()
-            raise StoreError(f"cannot open session store {self.path}: {error}") from None
+            if self._claim is not None:
+                self._claim.release()
+            why = "the disk is full" if _disk_full(error) else error
+            raise StoreError(f"cannot open session store {self.path}: {why}") from None
+        # closes the file and lets go of the claim on close(), or when the store is dropped
+        self._closer = weakref.finalize(self, _shut, self._db, self._claim)
         if wait_s > 0:
             self.wait_for_writers(wait_s)
         self._saved_seqs = {row[0] for row in self._db.execute("SELECT seq FROM rolls")}
@@ -211,14 +210,12 @@ class SessionStore:
     def _transaction(self) -> _Transaction:
         if self.read_only:
             raise StoreError(f"session store {self.path} is open read-only")
-        return _Transaction(self._db, self._lock)
+        return _Transaction(self._db, self._lock, self.path)
 
     def close(self) -> None:
         """Close the database file and let another process have the table."""
         with self._lock:
-            self._db.close()
-            if self._owner is not None:
-                self._owner.close()
+            self._closer()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -237,40 +234,53 @@ def _body(text: str) -> JSONValue:
     return body
 
 
-def _claim(path: Path, wait_s: float = 0.0) -> IO[str]:
-    """Hold `<store>.lock` so that one process at a time writes a table (freed if it dies);
-    another writer is waited for up to `wait_s` seconds."""
-    owner = open(path.with_name(path.name + ".lock"), "a+", encoding="utf-8")  # noqa: SIM115
-    deadline, pause = time.monotonic() + wait_s, 0.01
-    while True:
-        try:
-            fcntl.lockf(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except OSError:
-            left = deadline - time.monotonic()
-            if left > 0:
-                time.sleep(min(pause, left))  # lockf cannot wait with a timeout: poll
-                pause = min(pause * 2, 0.2)
-                continue
-            owner.seek(0)
-            holder = owner.read().strip() or "another process"
-            owner.close()
-            raise StoreError(
-                f"session store {path} is in use by {holder}: one tower (or "
-                "`tidetower session`) at a time; send commands over MQTT instead"
-            ) from None
-    owner.truncate(0)
-    owner.write(f"tidetower pid {os.getpid()}")
-    owner.flush()
-    return owner
+def _open_to_read(path: Path) -> sqlite3.Connection:
+    """A connection that never writes, to a file that must be a session store already."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("SELECT 1 FROM session LIMIT 1")  # a session store, readable
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _open_to_write(path: Path) -> sqlite3.Connection:
+    """The claimed store's connection: WAL, a full sync per commit, the tables made."""
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.executescript(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _shut(db: sqlite3.Connection, claim: StoreClaim | None) -> None:
+    """Close the connection first: the claim may close the last descriptor of the file."""
+    db.close()
+    if claim is not None:
+        claim.release()
+
+
+def _disk_full(error: BaseException) -> bool:
+    """Whether SQLite (SQLITE_FULL) or the OS (ENOSPC) found no room for a write."""
+    if isinstance(error, sqlite3.Error):
+        return (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL
+    return isinstance(error, OSError) and error.errno == errno.ENOSPC
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT under the store's lock, rolled back if anything fails."""
+    """BEGIN IMMEDIATE ... COMMIT under the store's lock, rolled back if anything fails; a
+    full disk is said as a StoreError, the store left as it was before the transaction."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock, path: Path) -> None:
         self._db = db
         self._lock = lock
+        self._path = path
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
@@ -281,15 +291,29 @@ class _Transaction:
             raise
         return self._db
 
-    def __exit__(self, exc_type: Any, *rest: object) -> None:
+    def __exit__(self, exc_type: Any, failed: BaseException | None, *rest: object) -> None:
         try:
-            if exc_type is None:
+            self._end(commit=exc_type is None)
+        except sqlite3.Error as error:
+            if not _disk_full(error):
+                raise
+            failed = error
+        finally:
+            self._lock.release()
+        if failed is not None and _disk_full(failed):
+            raise StoreError(
+                f"session store {self._path}: the disk is full, so this change was not kept"
+                " (the session is as it was)"
+            ) from None
+
+    def _end(self, commit: bool) -> None:
+        try:
+            if commit:
                 self._db.execute("COMMIT")
-            else:
+            elif self._db.in_transaction:  # SQLite may have rolled back itself (a full disk)
                 self._db.execute("ROLLBACK")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):  # leave no transaction open behind us
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
             raise
-        finally:
-            self._lock.release()

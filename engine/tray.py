@@ -183,8 +183,9 @@ class TowerState(StrEnum):
     ERROR = "error"
 
 
-AttentionKind = Literal["unreadable", "blocked", "unsettled", "refused"]
-"""Why the tower waits: dice it cannot read, a blocked beam, a tray never still, rules refusing."""
+AttentionKind = Literal["unreadable", "blocked", "unsettled", "refused", "unsaved"]
+"""Why the tower waits: dice it cannot read, a blocked beam, a tray never still, rules refusing,
+a roll the store could not keep (a full disk)."""
 
 
 @dataclass(frozen=True)

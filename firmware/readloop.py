@@ -19,6 +19,7 @@ import numpy as np
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.hooks import Hooks
 from tidetower.engine.rules import RollRecord, RuleError
+from tidetower.engine.store import StoreError
 from tidetower.engine.table import Table
 from tidetower.engine.tray import (
     Attention,
@@ -268,6 +269,10 @@ class ReadLoop:
             record = self._record_roll(roll_of(reading), reading)
         except (RuleError, DieError) as error:
             self._needs_attention("refused", f"the rules refuse this roll: {error}", reading)
+            return
+        except StoreError as error:  # a full disk: the roll waits, as read, for a re-read
+            reason = f"{error}: free some space, then re-read the tray to keep this roll"
+            self._needs_attention("unsaved", reason, reading)
             return
         self.attention = None
         self._enter(TowerState.RESULT)

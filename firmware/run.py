@@ -73,7 +73,21 @@ def _print_action(event: OutboxEvent, tower: Tower, as_json: bool) -> None:
         click.echo(f"\n  GM: {action.get('text')}\n{render_bar(tower.table.bar())}")
 
 
-def _print_state(state: TowerState, tower: Tower, as_json: bool, shown: list[str]) -> None:
+def _say_trouble(line: str, said: list[str]) -> None:
+    """Say on stderr what keeps the tower from keeping rolls, once until it changes (a full
+    disk refuses every throw alike)."""
+    if said[-1:] != [line]:
+        click.echo(line, err=True)
+    said[:] = [line]
+
+
+def _print_state(
+    state: TowerState, tower: Tower, as_json: bool, shown: list[str], said: list[str]
+) -> None:
+    attention = tower.loop.attention
+    if state is TowerState.NEEDS_ATTENTION and attention and attention.kind == "unsaved":
+        _say_trouble(f"needs attention: {attention.reason}", said)
+        return
     if as_json:
         return
     if state in STATE_LINES:
@@ -186,15 +200,19 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         link.__exit__(None, None, None)
 
 
-def _run(tower: Tower, rolls: int | None, realtime: bool) -> None:
-    """Step the tower until SIGTERM, `rolls` more rolls, or a replayed camera's end."""
+def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> None:
+    """Step the tower until SIGTERM, `rolls` more rolls, or a replayed camera's end; a full
+    disk is said (`said`: the trouble said last) and the tower goes on."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     target = len(tower.table.state.history) + rolls if rolls is not None else None
     period = 1.0 / 10 if realtime else 0.0
     while not stop.is_set():
         started = time.monotonic()
-        tower.step()
+        try:
+            tower.step()
+        except StoreError as error:  # the simulated players' own change, on a full disk
+            _say_trouble(f"{error}: free some space", said)
         if target is not None and len(tower.table.state.history) >= target:
             return
         if tower.loop.source_ended is not None:
@@ -281,7 +299,9 @@ def _run_tower(
     with _start(config, sim_seed) as tower, _mqtt_link(tower, config, use_mqtt):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
-        tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown))
+        said: list[str] = []  # a trouble said once, and again after a roll is kept
+        tower.loop.on_roll.append(lambda *_: said.clear())
+        tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown, said))
         tower.table.listeners.append(lambda event: _print_action(event, tower, as_json))
         if not as_json:
             kept = " (a temporary folder, removed on exit)" if temporary else ""
@@ -290,4 +310,4 @@ def _run_tower(
                 f" · session in {config.table.store}{kept}"
             )
             click.echo(render_bar(tower.table.bar()))
-        _run(tower, rolls, realtime)
+        _run(tower, rolls, realtime, said)
