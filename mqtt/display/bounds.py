@@ -70,6 +70,7 @@ class BoundedHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        self.rfile.close()  # the plain reader: this one holds the request to its deadline
         self.rfile = io.BufferedReader(RequestReader(self.connection))
 
 
@@ -81,9 +82,6 @@ class Connections:
         self.most = most
         self._open: dict[socket.socket, None] = {}  # a dict keeps its order: oldest first
         self._lock = threading.Lock()  # also keeps a client from being cut once it is closed
-
-    def __len__(self) -> int:
-        return len(self._open)
 
     def admit(self, client: socket.socket) -> None:
         """Serve `client`, cutting off the oldest while that would be too many."""
