@@ -122,7 +122,7 @@ class BoundedServer(ThreadingHTTPServer):
     """ThreadingHTTPServer serving at most MOST_CLIENTS at once, quiet about clients that go
     away, and waiting for its handlers when it closes (each is bounded)."""
 
-    daemon_threads = False  # server_close joins them: none outlives REQUEST_SECONDS
+    daemon_threads = False  # server_close cuts their clients off, then waits for them
     request_queue_size = 1024  # a burst waits in the kernel, not dropped and retried a second on
 
     def __init__(self, address: tuple[str, int], handler: type[BoundedHandler]) -> None:
