@@ -11,22 +11,25 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import re
 import shutil
 import threading
 import tomllib
 from html import escape
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import click
 
 from tidetower.engine.systems import get_system
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
+from tidetower.mqtt.display.bounds import BoundedHandler, BoundedServer
 from tidetower.mqtt.display.join import EVERY_ADDRESS, join_urls, qr_svg, qr_text
 from tidetower.mqtt.options import ConfigExit, lan_option, node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings, is_loopback
+
+log = logging.getLogger(__name__)
 
 PAGE_DIR = Path(__file__).resolve().parent
 FILES = {
@@ -47,13 +50,23 @@ SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,100}\.jpg")
 """A tray photo's file name as the tower writes it (`<roll id>.jpg`): nothing else is served."""
 
 
+class UnreadablePhoto(OSError):
+    """A tray photo, or its folder, that is there but cannot be followed (a link loop)."""
+
+
 def snapshot_path(folder: Path, name: str) -> Path | None:
     """The tray photo `name` in `folder`, or None unless it is a photo's name and the file
-    lies in `folder` itself (no other folder, no link leading out of it)."""
+    lies in `folder` itself (no other folder, no link leading out of it); UnreadablePhoto
+    when the folder or the entry cannot be followed, so the page says so in one line."""
     if not SNAPSHOT_NAME.fullmatch(name):
         return None
-    path = (folder / name).resolve()
-    if path.parent != folder.resolve() or not path.is_file():
+    try:
+        path, home = (folder / name).resolve(strict=True), folder.resolve(strict=True)
+    except FileNotFoundError:
+        return None
+    except (OSError, RuntimeError) as error:  # RuntimeError: a link loop, before Python 3.13
+        raise UnreadablePhoto(str(error)) from None
+    if path.parent != home or not path.is_file():
         return None
     return path
 
@@ -96,16 +109,18 @@ def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
 
 def _handler(
     settings: MqttSettings, join_url: str | None, snapshots: Path | None
-) -> type[BaseHTTPRequestHandler]:
+) -> type[BoundedHandler]:
     config = page_config(settings, join_url)
     qr = qr_svg(join_url) if join_url else None
 
-    class PageHandler(BaseHTTPRequestHandler):
+    class PageHandler(BoundedHandler):
         """Serves the page's files, config.json, its QR code and the tray photos; nothing
         else."""
 
         server_version = "tidetower"  # no Python version for a guest to look up
         sys_version = ""
+        error_message_format = "%(code)d %(message)s\n"
+        error_content_type = "text/plain; charset=utf-8"
 
         def do_GET(self) -> None:
             name = self.path.split("?")[0].lstrip("/") or "display.html"
@@ -123,11 +138,17 @@ def _handler(
                 self.send_error(HTTPStatus.NOT_FOUND)
 
         def _send_photo(self, folder: Path, name: str) -> None:
-            path = snapshot_path(folder, name)
             try:
+                path = snapshot_path(folder, name)
                 body = path.read_bytes() if path is not None else None
-            except OSError:  # pruned by the tower meanwhile
+            except FileNotFoundError:  # pruned by the tower meanwhile
                 body = None
+            except OSError as error:
+                log.warning("tray photo %s cannot be read: %s", name, error)
+                self.send_error(
+                    HTTPStatus.INTERNAL_SERVER_ERROR, f"tray photo {name} cannot be read"
+                )
+                return
             if body is None:
                 self.send_error(HTTPStatus.NOT_FOUND)
             else:
@@ -162,7 +183,7 @@ class DisplayServer:
         self.join_url = join_url
         """The page's address for other players (its QR code is served as /qr.svg)."""
         handler = _handler(settings, join_url, snapshots)
-        self.httpd = ThreadingHTTPServer((bind, port), handler)
+        self.httpd = BoundedServer((bind, port), handler)
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, name="display", daemon=True
         )
@@ -178,6 +199,7 @@ class DisplayServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving, cut off the clients still connected and wait for their threads."""
         self.httpd.shutdown()
         self.httpd.server_close()
 
