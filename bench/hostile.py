@@ -83,11 +83,15 @@ def pictures(folder: Path) -> None:
     for extension, side in ((".jpg", 30000), (".png", 32000)):
         path = _declaring(extension, side, folder)
         with cgroup("read") as group:
-            read = _spawn(group, [*TOWER, "read", str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            read = _spawn(
+                group, [*TOWER, "read", str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+            )
             said, _ = read.communicate(timeout=600)
             refused = read.returncode != 0 and f"{side}x{side}" in said
-            print(f"read {path.stat().st_size // 1000} KB {extension} saying {side}x{side}: "
-                  f"{'refused' if refused else 'NOT refused'} (exit {read.returncode}), {_peak(group)}")
+            verdict = "refused" if refused else "NOT refused"
+            size = path.stat().st_size // 1000
+            print(f"read {size} KB {extension} saying {side}x{side}: {verdict}", end=" ")
+            print(f"(exit {read.returncode}), {_peak(group)}")
 
 
 def _free_port() -> int:
@@ -121,6 +125,20 @@ def _big_publish(port: int, size: int) -> int:
     return sent
 
 
+def _at_once(port: int, guests: int) -> list[int]:
+    """`guests` 200 MB publishes at the same time; the bytes each got through."""
+    sent: list[int] = []
+    threads = [
+        threading.Thread(target=lambda: sent.append(_big_publish(port, 200_000_000)))
+        for _ in range(guests)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sent
+
+
 def _gm_answers(port: int, token: str) -> bool:
     """The GM sends a Tide and hears the tower's answer."""
     answered = threading.Event()
@@ -146,20 +164,21 @@ def publishes(folder: Path) -> None:
         f'[mqtt]\nlan = true\nbind = "127.0.0.1"\nport = {port}\nws_port = {ws_port}\n'
     )
     with cgroup("tower") as group:
-        tower = _spawn(group, [*TOWER, "run", "--config", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        tower = _spawn(
+            group,
+            [*TOWER, "run", "--config", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         while not (folder / "gm-token").exists() or not _listening(port):
             time.sleep(0.2)
         token = (folder / "gm-token").read_text().strip()
         for guests in (1, 10):
-            threads = [threading.Thread(target=lambda: sent.append(_big_publish(port, 200_000_000))) for _ in range(guests)]
-            sent: list[int] = []
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            alive = tower.poll() is None
-            print(f"{guests} guest(s) x 200 MB publish: each cut off after at most {max(sent) / 1e6:.1f} MB; "
-                  f"tower {'alive' if alive else 'DEAD'}, GM answered: {_gm_answers(port, token)}; {_peak(group)}")
+            sent = _at_once(port, guests)
+            alive = "alive" if tower.poll() is None else "DEAD"
+            print(f"{guests} guest(s) x 200 MB publish: each cut off after at most", end=" ")
+            print(f"{max(sent) / 1e6:.1f} MB; tower {alive},", end=" ")
+            print(f"GM answered: {_gm_answers(port, token)}; {_peak(group)}")
         tower.terminate()
         tower.wait(30)
 
