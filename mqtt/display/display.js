@@ -54,6 +54,7 @@ function connect() {
 }
 
 function received(topic, text) {
+  if (!topic.startsWith(base + "/")) return; // a broker may send what was never asked for
   const name = topic.slice(base.length + 1);
   if (name === "status") { showTower(text); return; }
   if (name === "tower") { showTowerState(text); return; }
