@@ -13,6 +13,7 @@ import re
 import signal
 import socket
 import struct
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,3 +239,42 @@ def test_lan_play_without_mosquitto_says_how_to_install_it(
     )
     assert result.exit_code == 78
     assert "sudo apt install mosquitto" in result.output
+
+
+def test_a_guest_churning_its_subscriptions_loses_the_gm_no_reply(tower: Tower) -> None:
+    churner = paho.Client(paho.CallbackAPIVersion.VERSION2, "churner")
+    churner.connect("127.0.0.1", tower.settings.port)
+    churner.loop_start()
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            churner.subscribe(tower.topics.command_result, 1)
+            churner.unsubscribe(tower.topics.command_result)
+
+    worker = threading.Thread(target=churn, daemon=True)
+    worker.start()
+    try:
+        with Listener(tower.gm_settings, tower.topics.command_result) as gm:
+            answered = [tower.gm_moves_the_tide(gm, 2 + n % 5, f"gm-{n}")[-1] for n in range(20)]
+    finally:
+        stop.set()
+        worker.join()
+        churner.loop_stop()
+    assert answered == [f"gm-{n}" for n in range(20)]
+
+
+def test_a_flood_of_connections_is_capped_and_the_gm_still_answered(tower: Tower) -> None:
+    with Listener(tower.gm_settings, tower.topics.command_result) as gm:
+        flood = [socket.create_connection(("127.0.0.1", tower.settings.port), WAIT)]
+        flood += [
+            socket.create_connection(("127.0.0.1", tower.settings.port), WAIT)
+            for _ in range(mosquitto.MAX_CONNECTIONS + 49)
+        ]
+        last = flood[-1]
+        last.settimeout(WAIT)
+        assert last.recv(1) == b""  # beyond max_connections: closed by Mosquitto at once
+        assert tower.gm_moves_the_tide(gm, 4, "gm") == ["gm"]
+        for sock in flood:
+            sock.close()
+    assert tower.table.bar().position == 4
