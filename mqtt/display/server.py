@@ -89,10 +89,22 @@ def page_html() -> bytes:
     return html.encode("utf-8")
 
 
-def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
+def gm_signs_in(settings: MqttSettings, bind: str) -> bool:
+    """True when the page may reach a player or its broker guards the commands: the GM's
+    controls then stay hidden until the broker accepts the GM's login. Open only for a page
+    on loopback whose broker is this machine's and takes anyone's commands."""
+    if settings.lan or settings.guarded or not is_loopback(bind):
+        return True
+    return not settings.embedded and (
+        settings.username is not None or not is_loopback(settings.broker_host())
+    )
+
+
+def page_config(settings: MqttSettings, join_url: str | None = None, bind: str = "") -> bytes:
     """What the page needs to find its table (no secrets: the GM types a password). Without
     a configured `ws_url` the page connects to `ws_host` (none: the host that served it) at
-    `ws_port`; `join_url` is the address the page shows other players (none: not on a LAN)."""
+    `ws_port`; `join_url` is the address the page shows other players (none: not on a LAN);
+    `bind`, where the page is served (none: every address)."""
     host = settings.broker_host()
     return json.dumps(
         {
@@ -102,15 +114,15 @@ def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
             "prefix": settings.prefix,
             "table": settings.table,
             "join_url": join_url,
-            "gm_token": settings.lan or settings.guarded,  # commands need the GM token
+            "gm_sign_in": gm_signs_in(settings, bind),
         }
     ).encode()
 
 
 def _handler(
-    settings: MqttSettings, join_url: str | None, snapshots: Path | None
+    settings: MqttSettings, bind: str, join_url: str | None, snapshots: Path | None
 ) -> type[BoundedHandler]:
-    config = page_config(settings, join_url)
+    config = page_config(settings, join_url, bind)
     qr = qr_svg(join_url) if join_url else None
 
     class PageHandler(BoundedHandler):
@@ -182,7 +194,7 @@ class DisplayServer:
     ) -> None:
         self.join_url = join_url
         """The page's address for other players (its QR code is served as /qr.svg)."""
-        handler = _handler(settings, join_url, snapshots)
+        handler = _handler(settings, bind, join_url, snapshots)
         self.httpd = BoundedServer((bind, port), handler)
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, name="display", daemon=True
