@@ -306,7 +306,7 @@ def _run_tower(
         if not as_json:
             kept = " (a temporary folder, removed on exit)" if temporary else ""
             click.echo(
-                f"Tide Tower · table {config.table.name} · system {config.table.system}"
+                f"Tide Tower · table {config.mqtt.table} · system {config.table.system}"
                 f" · session in {config.table.store}{kept}"
             )
             click.echo(render_bar(tower.table.bar()))
