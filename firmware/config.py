@@ -24,6 +24,7 @@ from tidetower.engine.rules import RuleError
 from tidetower.engine.session import new_session
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.towerfiles import DEFAULT_STORE
 from tidetower.vision.read import reader_problem
 from tidetower.vision.settings import ReaderSettings
 
@@ -43,7 +44,7 @@ class TableConfig(Section):
 
     system: str = "tide"
     settings: dict[str, Any] = Field(default_factory=dict)
-    store: Path = Path("/var/lib/tidetower/session.db")
+    store: Path = DEFAULT_STORE
     snapshots: Path = Path("/var/lib/tidetower/session-snapshots")
     """Unset: `<store's stem>-snapshots` beside the store, so tables never share one."""
     snapshots_keep: int = Field(500, ge=0, le=100_000)

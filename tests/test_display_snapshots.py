@@ -11,8 +11,9 @@ import pytest
 from mqtt_fixtures import free_port
 
 from tidetower.firmware.config import load_config
-from tidetower.mqtt.display.server import DisplayServer, configured_snapshots
+from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.towerfiles import configured_snapshots
 
 PHOTO = b"\xff\xd8\xff\xe0 a tray photo \xff\xd9"
 

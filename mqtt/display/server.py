@@ -15,7 +15,6 @@ import logging
 import re
 import shutil
 import threading
-import tomllib
 from html import escape
 from http import HTTPStatus
 from pathlib import Path
@@ -28,6 +27,7 @@ from tidetower.mqtt.display.bounds import BoundedHandler, BoundedServer
 from tidetower.mqtt.display.join import EVERY_ADDRESS, join_urls, qr_svg, qr_text
 from tidetower.mqtt.options import ConfigExit, lan_option, node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings, is_loopback
+from tidetower.mqtt.towerfiles import configured_snapshots
 
 log = logging.getLogger(__name__)
 
@@ -261,25 +261,6 @@ def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: l
     also = f" (also {', '.join(urls[1:])})" if urls[1:] else ""
     click.echo(f"on the LAN: {urls[0]}{also}; players scan this to join:")
     click.echo(qr_text(urls[0]), nl=False)
-
-
-def configured_snapshots(config_path: Path | None) -> Path | None:
-    """The tray photos' folder a tower config names (`[table] snapshots`), else the one the
-    tower derives from its `[table] store` (`<stem>-snapshots` beside it), if it names one."""
-    if config_path is None:
-        return None
-    try:
-        table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("table", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return None  # node_settings has said what is wrong with the file
-    if not isinstance(table, dict):
-        return None
-    folder, store = table.get("snapshots"), table.get("store")
-    if isinstance(folder, str):
-        return Path(folder)
-    if isinstance(store, str):
-        return Path(store).with_name(f"{Path(store).stem}-snapshots")
-    return None
 
 
 @click.command("display")
