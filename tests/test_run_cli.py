@@ -319,6 +319,9 @@ def test_the_sim_names_its_table_as_its_topics_do(
         published = listener.wait_for(lambda m: m.topic.endswith("/tide")).topic.split("/")[1]
     printed = re.search(r"· table (\S+) ·", result.stdout)
     assert printed is not None and printed[1] == published == (table or "main")
+    assert f"tray photos in {tmp_path / 's-snapshots'} (tidetower display --snapshots" in (
+        result.stdout
+    )  # issue 27 (4): what the one-laptop display is to be given
 
 
 def test_an_older_configs_table_name_is_refused_naming_where_it_lives(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ async function loadConfig() {
     prefix: query.get("prefix") || served.prefix || "tidetower",
     table: query.get("table") || served.table || "main",
     guarded: Boolean(served.gm_sign_in),  // players may see it: GM controls once signed in
+    photos: Boolean(served.snapshots),  // the server has the tower's tray photos
   };
 }
 

@@ -100,11 +100,14 @@ def gm_signs_in(settings: MqttSettings, bind: str) -> bool:
     )
 
 
-def page_config(settings: MqttSettings, join_url: str | None = None, bind: str = "") -> bytes:
+def page_config(
+    settings: MqttSettings, join_url: str | None = None, bind: str = "", photos: bool = False
+) -> bytes:
     """What the page needs to find its table (no secrets: the GM types a password). Without
     a configured `ws_url` the page connects to `ws_host` (none: the host that served it) at
     `ws_port`; `join_url` is the address the page shows other players (none: not on a LAN);
-    `bind`, where the page is served (none: every address)."""
+    `bind`, where the page is served (none: every address); `photos`, whether it serves the
+    tower's tray photos (else the page asks for none)."""
     host = settings.broker_host()
     return json.dumps(
         {
@@ -115,6 +118,7 @@ def page_config(settings: MqttSettings, join_url: str | None = None, bind: str =
             "table": settings.table,
             "join_url": join_url,
             "gm_sign_in": gm_signs_in(settings, bind),
+            "snapshots": photos,
         }
     ).encode()
 
@@ -122,7 +126,7 @@ def page_config(settings: MqttSettings, join_url: str | None = None, bind: str =
 def _handler(
     settings: MqttSettings, bind: str, join_url: str | None, snapshots: Path | None
 ) -> type[BoundedHandler]:
-    config = page_config(settings, join_url, bind)
+    config = page_config(settings, join_url, bind, photos=snapshots is not None)
     qr = qr_svg(join_url) if join_url else None
 
     class PageHandler(BoundedHandler):
@@ -278,9 +282,9 @@ def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: l
 )
 @click.option(
     "--snapshots",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="the tower's tray photos, shown beside each roll (default: the config's "
-    "[table] snapshots, if it names them)",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="the tower's tray photos, shown beside each roll; served once the tower has made "
+    "the folder (default: the config's [table] snapshots, if it names them)",
 )
 def display_command(
     config_path: Path | None,
