@@ -98,7 +98,7 @@ def gm_login(settings: MqttSettings, token_file: Path | None, config: Path | Non
     if os.environ.get(TOKEN_ENV):
         return settings.model_copy(update={**gm, "password_env": TOKEN_ENV})
     kept = configured_store(config).parent / TOKEN_FILE
-    if settings.username is None and (settings.lan or settings.guarded) and kept.exists():
+    if settings.username is None and (settings.lan or settings.guarded) and os.path.exists(kept):
         return settings.model_copy(update={**gm, "password_file": str(kept)})
     return settings
 
