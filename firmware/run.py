@@ -316,10 +316,18 @@ def _run_tower(
         tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown, said))
         tower.table.listeners.append(lambda event: _print_action(event, tower, as_json))
         if not as_json:
-            kept = " (a temporary folder, removed on exit)" if temporary else ""
-            click.echo(
-                f"Tide Tower · table {config.table.name} · system {config.table.system}"
-                f" · session in {config.table.store}{kept}"
-            )
+            _print_header(config, temporary)
             click.echo(render_bar(tower.table.bar()))
         _run(tower, rolls, realtime, said)
+
+
+def _print_header(config: TowerConfig, temporary: bool) -> None:
+    """The table's name as its topics say it, where its session and tray photos are kept
+    (the photos' folder is what `tidetower display --snapshots` takes)."""
+    kept = " (a temporary folder, removed on exit)" if temporary else ""
+    click.echo(
+        f"Tide Tower · table {config.mqtt.table} · system {config.table.system}"
+        f" · session in {config.table.store}{kept}"
+    )
+    photos = config.table.snapshots
+    click.echo(f"tray photos in {photos} (tidetower display --snapshots {photos} shows them)")

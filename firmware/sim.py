@@ -46,7 +46,7 @@ def sim_config(store: Path, system: str = "tide") -> TowerConfig:
     corrections beside it (`<stem>-snapshots`, `<stem>-corrections`: two simulated towers
     whose stores share a folder keep their own); the system starts from its default settings."""
     table = TableConfig.model_validate(
-        {"name": "sim", "system": system, "settings": {}, "store": store, "snapshots_keep": 50}
+        {"system": system, "settings": {}, "store": store, "snapshots_keep": 50}
     )
     return TowerConfig(
         table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()
