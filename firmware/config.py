@@ -241,6 +241,20 @@ def at_hand(config: TowerConfig) -> list[str]:
     return _secrets_at_hand(config) + ([reader] if reader else [])
 
 
+def config_warnings(config: TowerConfig, sim: bool = False) -> list[str]:
+    """What the tower lacks but can run without: a calibration not made yet (it then reads
+    the whole frame, and a die on the table beside the tray counts). `sim` with the
+    simulated camera uses that camera's own empty tray."""
+    folder = config.camera.calibration
+    if folder is None or folder.exists() or (sim and config.camera.source == "simulated"):
+        return []
+    return [
+        f"camera.calibration {folder} does not exist yet: `tidetower calibrate --config FILE`"
+        " makes it; until then the tower reads the whole frame, and dice on the table beside"
+        " the tray may count"
+    ]
+
+
 def _toml(path: Path) -> dict[str, Any]:
     """The TOML of a config file: a bounded regular file, nested no deeper than MAX_DEPTH."""
     try:

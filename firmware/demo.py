@@ -1,4 +1,5 @@
-"""`tidetower demo`: seed 000's "Emperor's column" played out with simulated dice."""
+"""`tidetower demo`: the Tide rules' worked example, "Emperor's column", played out with
+simulated dice."""
 
 from __future__ import annotations
 
@@ -203,5 +204,6 @@ def _epilogue(state: SessionState) -> None:
 @click.option("--no-wait", is_flag=True, help="Run without pausing between beats.")
 @click.option("--seed", type=int, default=None, help="Seed for the simulated dice.")
 def demo_command(no_wait: bool, seed: int | None) -> None:
-    """Play seed 000's 'Emperor's column' with simulated dice, drawing the Tide bar."""
+    """Play the Tide rules' worked example, 'Emperor's column', with simulated dice, drawing
+    the Tide bar."""
     play(seed, wait=not no_wait)

@@ -92,7 +92,7 @@ def odds_group() -> None:
 )
 @_json_option
 def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> None:
-    """d6-pool action roll (seed 002): bad / partial / full, explosions, hits."""
+    """An action roll of the d6 pool rules (`d6-pool`): bad / partial / full, explosions, hits."""
 
     def run() -> None:
         odds = pool_odds(dice, difficulty, int(threshold))
@@ -161,8 +161,20 @@ def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> N
     show_default=True,
     help="How a face becomes Marks (docs/engine.md).",
 )
-@click.option("--marks-threshold", type=int, default=5, show_default=True)
-@click.option("--marks-step", type=int, default=4, show_default=True)
+@click.option(
+    "--marks-threshold",
+    type=int,
+    default=5,
+    show_default=True,
+    help="--marks-rule threshold: a die showing this face or more is one Mark (2..6).",
+)
+@click.option(
+    "--marks-step",
+    type=int,
+    default=4,
+    show_default=True,
+    help="--marks-rule step: a die gives its face divided by this, rounded down, in Marks (2..6).",
+)
 @_json_option
 def marks_command(
     dice: int,
@@ -175,7 +187,7 @@ def marks_command(
     marks_step: int,
     as_json: bool,
 ) -> None:
-    """Tide Marks pool (seed 000): Marks, margin against a reply, Tide steps."""
+    """A Marks pool of the Tide rules (`tide`): Marks, margin against a reply, Tide steps."""
 
     def run() -> None:
         try:
@@ -218,7 +230,7 @@ def marks_command(
 @click.option("--chance", "-p", type=int, required=True, help="Hit chance in percent (0..100).")
 @_json_option
 def d100_command(chance: int, as_json: bool) -> None:
-    """Graded d100 (seed 004): the chance of each grade, rolled under the hit chance."""
+    """A graded d100 roll (`graded-d100`): the chance of each grade, rolled under the hit chance."""
 
     def run() -> None:
         odds = d100_odds(chance)

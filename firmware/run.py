@@ -23,12 +23,25 @@ from tidetower.engine.rules import RollRecord
 from tidetower.engine.store import OutboxEvent, StoreError
 from tidetower.engine.systems import system_names
 from tidetower.engine.tray import Reading, TowerState
-from tidetower.firmware.config import ConfigError, TowerConfig, at_hand, load_config
+from tidetower.firmware.config import (
+    ConfigError,
+    TowerConfig,
+    at_hand,
+    config_warnings,
+    load_config,
+)
 from tidetower.firmware.sim import GM_MODES, sim_config, simulated_parts
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
-from tidetower.mqtt.options import ConfigExit, apply_broker_options, broker_options, lan_option
+from tidetower.mqtt.options import (
+    ConfigExit,
+    apply_broker_options,
+    apply_own_ports,
+    broker_options,
+    lan_option,
+    own_broker_options,
+)
 from tidetower.mqtt.runtime import table_link
 from tidetower.vision.calibrate import CalibrationError
 from tidetower.vision.sources import FrameSourceError
@@ -166,29 +179,27 @@ def _session_store(
 
 
 @contextmanager
-def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[None]:
-    """Publish the table over MQTT while the tower runs (embedded broker if none is set)."""
+def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool, kept: bool) -> Iterator[None]:
+    """Publish the table over MQTT while the tower runs (embedded broker if none is set); a
+    broker that cannot start stops the tower: asked for MQTT, it must not run without."""
     if not enabled:
         yield
         return
-    say = functools.partial(click.echo, err=True)
     try:
         link = table_link(
             tower.table,
             config.mqtt,
             controls=tower.loop,
             learner=tower.learner,
-            announce=say,
+            announce=functools.partial(click.echo, err=True),
             loop=tower.loop,  # the tower's state and anything it needs the GM for
+            store_kept=kept,
         )
         publisher = link.__enter__()
-    except (BrokerStartError, ValueError) as error:
-        # a simulated tower carries on without MQTT, unless it was asked to serve the LAN
-        if config.camera.source != "simulated" or config.mqtt.guarded:
-            raise ConfigExit(f"MQTT: {error}") from None
-        say(f"MQTT off: {error} (use --broker HOST:PORT or --no-mqtt)")
-        yield
-        return
+    except BrokerStartError as error:
+        raise ConfigExit(f"MQTT: {_taken_words(error)}") from None
+    except ValueError as error:
+        raise ConfigExit(f"MQTT: {error}") from None
     tower.loop.before_record.append(
         lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice])
     )
@@ -200,11 +211,36 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool) -> Iterator[Non
         link.__exit__(None, None, None)
 
 
-def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> None:
-    """Step the tower until SIGTERM, `rolls` more rolls, or a replayed camera's end; a full
-    disk is said (`said`: the trouble said last) and the tower goes on."""
+def _taken_words(error: BrokerStartError) -> str:
+    """Why the tower's broker did not start and, for a port taken (another tower, a
+    Mosquitto), the choices: other ports, that broker, or no MQTT."""
+    if error.taken is None:
+        return str(error)
+    return (
+        f"the tower's broker cannot listen on {error.taken}: Address already in use; choose"
+        " other ports with --mqtt-port PORT --ws-port PORT (or [mqtt] port, ws_port), use the"
+        " broker there with --broker HOST:PORT (or [mqtt] host), or run with --no-mqtt"
+    )
+
+
+def _stop_on_signals(stop: threading.Event) -> None:
+    """Ctrl-C stops the tower as SIGTERM does: the step ends, the link closes, exit 0; a
+    second Ctrl-C interrupts at once, should closing hang."""
+
+    def stop_now(signum: int, _frame: object) -> None:
+        stop.set()
+        if signum == signal.SIGINT:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    for stop_signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop_signal, stop_now)
+
+
+def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> bool:
+    """Step the tower until Ctrl-C or SIGTERM (True), `rolls` more rolls, or a replayed
+    camera's end; a full disk is said (`said`: the trouble said last) and the tower goes on."""
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    _stop_on_signals(stop)
     target = len(tower.table.state.history) + rolls if rolls is not None else None
     period = 1.0 / 10 if realtime else 0.0
     while not stop.is_set():
@@ -214,11 +250,12 @@ def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> No
         except StoreError as error:  # the simulated players' own change, on a full disk
             _say_trouble(f"{error}: free some space", said)
         if target is not None and len(tower.table.state.history) >= target:
-            return
+            return False
         if tower.loop.source_ended is not None:
             click.echo(f"{tower.loop.source_ended}: the tower stops", err=True)
-            return
+            return False
         time.sleep(max(0.0, period - (time.monotonic() - started)))
+    return True
 
 
 @click.command("run")
@@ -263,6 +300,7 @@ def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> No
     "players throw that, and you type what the camera cannot read.",
 )
 @broker_options
+@own_broker_options
 @lan_option
 def run_command(
     config_path: Path | None,
@@ -278,23 +316,39 @@ def run_command(
     gm: str,
     broker: str | None,
     table: str | None,
+    mqtt_port: int | None,
+    ws_port: int | None,
     lan: bool,
 ) -> None:
-    """Run the tower: wait for a throw, read the dice once, resolve, show the bar."""
+    """Run the tower: wait for a throw, read the dice once, resolve, show the bar. Ctrl-C
+    or SIGTERM stops it."""
     with _session_store(sim, config_path, store) as (session, temporary):
         config = _load(config_path, sim, session, system)
         config.mqtt = apply_broker_options(config.mqtt, broker, table)
+        config.mqtt = apply_own_ports(config.mqtt, mqtt_port, ws_port)
         if lan:
             config.mqtt.lan = True
+        warnings = config_warnings(config, sim)
         if validate_config:
-            click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
-            click.echo("config OK", err=True)
+            _validated(config, warnings)
             return
+        for line in warnings:
+            click.echo(f"warning: {line}", err=True)
         if realtime is None:
             realtime = sim and not as_json and sys.stdout.isatty()
-        if sim:
-            click.echo(f"sim: {GM_MODES[gm]}", err=True)
-        _run_tower(config, seed if sim else None, use_mqtt, as_json, temporary, rolls, realtime, gm)
+        sim_seed = seed if sim else None
+        if _run_tower(config, sim_seed, use_mqtt, as_json, temporary, rolls, realtime, gm):
+            # the same words for Ctrl-C and SIGTERM, once the tower has closed its session
+            kept = "removed with its temporary folder" if temporary else "kept"
+            click.echo(f"tower stopped; the session in {config.table.store} is {kept}", err=True)
+
+
+def _validated(config: TowerConfig, warnings: list[str]) -> None:
+    """Print the config as the tower reads it, what it still lacks, and that it is OK."""
+    click.echo(json.dumps(config.model_dump(mode="json"), indent=2))
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
+    click.echo(f"config OK{f' ({len(warnings)} warning(s) above)' if warnings else ''}", err=True)
 
 
 def _run_tower(
@@ -306,9 +360,10 @@ def _run_tower(
     rolls: int | None,
     realtime: bool,
     gm: str = "simulated",
-) -> None:
-    """Start the tower and its MQTT link, say what runs where, and run it."""
-    with _start(config, sim_seed, gm) as tower, _mqtt_link(tower, config, use_mqtt):
+) -> bool:
+    """Start the tower and its MQTT link, say what runs where, and run it; True when it
+    was stopped by a signal."""
+    with _start(config, sim_seed, gm) as tower, _mqtt_link(tower, config, use_mqtt, not temporary):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         said: list[str] = []  # a trouble said once, and again after a roll is kept
@@ -318,7 +373,9 @@ def _run_tower(
         if not as_json:
             _print_header(config, temporary)
             click.echo(render_bar(tower.table.bar()))
-        _run(tower, rolls, realtime, said)
+        if sim_seed is not None:
+            click.echo(f"sim: {GM_MODES[gm]}", err=True)
+        return _run(tower, rolls, realtime, said)
 
 
 def _print_header(config: TowerConfig, temporary: bool) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from tidetower.engine.codec import dump
-from tidetower.engine.dice import DieError, DieKind
+from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.session import SessionState
 from tidetower.engine.store import SessionStore, StoreError
@@ -30,6 +30,7 @@ from tidetower.mqtt.payloads import (
     TideCommand,
     UndoCommand,
 )
+from tidetower.mqtt.typed_dice import parse_dice
 from tidetower.mqtt.views import last_opening
 from tidetower.mqtt.wording import declared_line
 
@@ -88,21 +89,6 @@ def apply(table: Table, kind: type[Command], **body: Any) -> None:
         raise click.ClickException(refused.message) from None
 
 
-def parse_dice(tokens: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Dice typed as KIND=FACE[,FACE...], e.g. d6=5,2,1 d20=13, as a roll command's dice."""
-    dice: list[dict[str, Any]] = []
-    for token in tokens:
-        kind_text, sep, faces = token.partition("=")
-        if not sep or not faces:
-            raise click.BadParameter(f"{token!r}: write dice as KIND=FACE, e.g. d6=5 or d6=5,2")
-        kind = DieKind.parse(kind_text)
-        for face in faces.split(","):
-            if not (face.strip().isascii() and face.strip().isdigit()):
-                raise click.BadParameter(f"{token!r}: {face!r} is not a face number")
-            dice.append({"kind": kind.value, "value": int(face)})
-    return dice
-
-
 def _print_record(record: RollRecord, as_json: bool, prefix: str = "") -> None:
     if as_json:
         click.echo(json.dumps(dump(record)))
@@ -116,8 +102,7 @@ store_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     default=default_store,
     envvar="TIDETOWER_STORE",
-    show_default="$XDG_DATA_HOME/tidetower/session.db",
-    help="The session store (SQLite).",
+    help=f"The session store (SQLite): $TIDETOWER_STORE if set, else {default_store()}.",
 )
 
 
@@ -254,10 +239,7 @@ def _undone(table: Table) -> RollRecord:
 @click.option("--json", "as_json", is_flag=True, help="Print the roll record as JSON.")
 def roll(store: Path, dice: tuple[str, ...], as_json: bool) -> None:
     """Enter the dice of the declared roll by hand, e.g. `roll d8=5,3,1 d20=13`."""
-    try:
-        thrown = parse_dice(dice)
-    except DieError as error:
-        raise click.BadParameter(str(error)) from None
+    thrown = parse_dice(dice)
     _recording(lambda table: _recorded(table, thrown), store, as_json)
 
 

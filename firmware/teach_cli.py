@@ -294,11 +294,12 @@ def _guided_config(config_path: Path | None) -> TowerConfig:
 
 
 def _say(report: TeachReport, profile: Path) -> None:
-    views = sum(report.added.values())
+    views, skipped = sum(report.added.values()), ", ".join(report.skipped)
+    skipped_words = f"; no dice to teach in {skipped}" if skipped else ""
     click.echo(
         f"taught {len(report.added)} faces ({views} views) into {profile}; "
         f"check trays read right: {100 * report.before:.1f} % before, "
-        f"{100 * report.after:.1f} % with it"
+        f"{100 * report.after:.1f} % with it{skipped_words}"
     )
 
 

@@ -53,11 +53,12 @@ class TowerParts:
 
 def real_parts(config: TowerConfig, pin_factory: Factory | None = None) -> TowerParts:
     """The parts the config names: its camera and the calibration `tidetower calibrate`
-    stored, on gpiozero's default pins unless given others."""
+    stored (none until it has: `config_warnings` says so), on gpiozero's default pins
+    unless given others."""
     folder = config.camera.calibration
     camera = open_camera(config.camera)
     try:
-        calibration = load_calibration(folder) if folder is not None else None
+        calibration = load_calibration(folder) if folder and folder.exists() else None
     except BaseException:
         camera.close()
         raise

@@ -27,6 +27,11 @@ SHUTDOWN_SECONDS = 3.0
 class BrokerStartError(RuntimeError):
     """The embedded broker could not start (port in use, bad bind address)."""
 
+    def __init__(self, message: str, taken: str | None = None) -> None:
+        super().__init__(message)
+        self.taken = taken
+        """The HOST:PORT another program listens on, when that is why."""
+
 
 ANONYMOUS = {
     "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
@@ -64,7 +69,8 @@ def check_free(bind: str, port: int) -> None:
                 else ""
             )
             raise BrokerStartError(
-                f"the tower's broker cannot listen on {bind}:{port}: {error.strerror}{hint}"
+                f"the tower's broker cannot listen on {bind}:{port}: {error.strerror}{hint}",
+                f"{bind}:{port}" if taken else None,
             ) from None
 
 

@@ -118,9 +118,9 @@ class BrokerClient:
             info = self._client.publish(last_words[0], last_words[1], 1, True)
             if info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS:
                 info.wait_for_publish(2.0)
+        self.connected.clear()  # first: a disconnect asked for is no trouble to report
         self._client.disconnect()
         self._client.loop_stop()
-        self.connected.clear()
 
     def wait_connected(self, timeout: float) -> bool:
         """True once connected, False if `timeout` seconds pass first."""

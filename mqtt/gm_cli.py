@@ -27,6 +27,7 @@ from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.towerfiles import configured_store
+from tidetower.mqtt.typed_dice import is_typed_die, parse_dice
 from tidetower.mqtt.wording import reply_line
 
 COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "redo", "reread", "rethrow")
@@ -42,16 +43,27 @@ NEEDS_TOKEN = (
 
 
 def parse_fields(fields: tuple[str, ...]) -> dict[str, Any]:
-    """KEY=VALUE pairs as a JSON body: values that read as JSON (4, true, [..]) are kept so."""
+    """KEY=VALUE pairs as a JSON body: values that read as JSON (4, true, [..]) are kept so;
+    dice typed as for `session roll` (`d6=5,2 d20=13`, or `dice="d6=5,2 d20=13"`) are the
+    body's `dice`."""
     body: dict[str, Any] = {}
+    typed = [field for field in fields if is_typed_die(field)]
     for field in fields:
         key, sep, text = field.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"{field!r}: write fields as KEY=VALUE, e.g. value=4")
+        if is_typed_die(field):
+            continue
         try:
             body[key] = json.loads(text)
         except json.JSONDecodeError:
             body[key] = text
+    if isinstance(body.get("dice"), str):
+        typed += body.pop("dice").split()
+    if typed and "dice" in body:
+        raise click.BadParameter("give the dice once: d6=5,2 or dice=[...], not both")
+    if typed:
+        body["dice"] = parse_dice(tuple(typed))
     return body
 
 
@@ -146,7 +158,8 @@ def gm_command(
 ) -> None:
     """Send one GM command to the running tower and say what it did.
 
-    Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
+    Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`; dice are typed
+    as for `session roll`: `tidetower gm roll d6=5,3,1 d20=13`;
     `tidetower gm reread`, `tidetower gm tide weight_a=6 weight_b=12 size=battle`,
     `tidetower gm declare actor=Kim side=b reply_to=last` (a reply to the last opening roll).
     On a LAN table give the GM's token: `--token-file`, `$TIDETOWER_GM_TOKEN`, or a `lan`

@@ -45,6 +45,37 @@ def broker_options(command: F) -> F:
     )
 
 
+def own_broker_options(command: F) -> F:
+    """Add `--mqtt-port` and `--ws-port` (passed as `mqtt_port`, `ws_port`): the ports of the
+    broker the tower runs itself, so a second tower on this machine can have its own."""
+    command = click.option(
+        "--ws-port",
+        type=click.IntRange(1, 65535),
+        metavar="PORT",
+        help="WebSockets port of the tower's own broker, for the pages (overrides [mqtt] ws_port).",
+    )(command)
+    return click.option(
+        "--mqtt-port",
+        type=click.IntRange(1, 65535),
+        metavar="PORT",
+        help="MQTT port of the tower's own broker (overrides [mqtt] port; not with --broker).",
+    )(command)
+
+
+def apply_own_ports(
+    settings: MqttSettings, mqtt_port: int | None, ws_port: int | None
+) -> MqttSettings:
+    """`settings` with the own broker's ports from the command line; a usage error when
+    the tower uses another broker, whose ports are its own business."""
+    changes = {k: v for k, v in (("port", mqtt_port), ("ws_port", ws_port)) if v is not None}
+    if changes and not settings.embedded:
+        raise click.UsageError(
+            "--mqtt-port and --ws-port move the tower's own broker; with --broker or [mqtt]"
+            " host the tower uses that one (give its port in HOST:PORT)"
+        )
+    return settings.model_copy(update=changes)
+
+
 def node_options(command: F) -> F:
     """Add a node's `--config` (its [mqtt] section is used) and the broker options."""
     command = broker_options(command)
@@ -75,9 +106,12 @@ def node_settings(config_path: Path | None, broker: str | None, table: str | Non
     return apply_broker_options(settings, broker, table)
 
 
-def say_connection(client: BrokerClient, echo: Callable[[str], None]) -> None:
-    """Have a node say when it connects, when it cannot reach its broker (once an outage,
-    not at every retry) and when it is back. The hooks run on the client's network thread."""
+def say_connection(
+    client: BrokerClient, echo: Callable[[str], None], say_first_connect: bool = True
+) -> Callable[[], bool]:
+    """Have a node say when it connects (the first time only if `say_first_connect`), when
+    it cannot reach its broker (once an outage, not at every retry) and when it is back.
+    The hooks run on the client's network thread; the result tells whether it is down."""
     seen = {"down": False, "connected": False}
 
     def trouble(sentence: str) -> None:
@@ -86,10 +120,11 @@ def say_connection(client: BrokerClient, echo: Callable[[str], None]) -> None:
             echo(f"{sentence}; retrying until it is back")
 
     def connected() -> None:
-        echo(
-            f"{'reconnected' if seen['connected'] else 'connected'} to the broker at {client.where}"
-        )
+        if seen["connected"] or seen["down"] or say_first_connect:
+            again = "reconnected" if seen["connected"] else "connected"
+            echo(f"{again} to the broker at {client.where}")
         seen.update(down=False, connected=True)
 
     client.on_trouble.append(trouble)
     client.on_connect.append(connected)
+    return lambda: seen["down"]

@@ -6,11 +6,13 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
 from tidetower.mqtt.broker import EmbeddedBroker
 from tidetower.mqtt.commands import LearnControl, TowerControls
 from tidetower.mqtt.lan import GM_USER, LanAccess, lan_access, tower_login
 from tidetower.mqtt.mosquitto import SupervisedMosquitto
+from tidetower.mqtt.options import say_connection
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.tower import LoopView
@@ -55,6 +57,27 @@ def link_lines(settings: MqttSettings, access: LanAccess | None) -> list[str]:
     ]
 
 
+def outbox_words(table: Table, kept: bool) -> str:
+    """What becomes of the events not yet published: they wait in a kept store, and are
+    lost with a temporary one."""
+    count = len(table.store.pending(1000))
+    where = "they go out next start" if kept else "they are dropped with the temporary session"
+    return f"{count if count < 1000 else 'over 1000'} event(s) not yet published; {where}"
+
+
+def remind_while_down(
+    table: Table, where: str, down: Callable[[], bool], kept: bool, say: Callable[[str], None]
+) -> Callable[[OutboxEvent], None]:
+    """A table listener that says again, at each roll while the broker is out of reach,
+    that it still is (not at each retry: a throw is when people look)."""
+
+    def remind(event: OutboxEvent) -> None:
+        if event.kind == "roll" and down():
+            say(f"the broker at {where} is still out of reach: {outbox_words(table, kept)}")
+
+    return remind
+
+
 @contextmanager
 def table_link(
     table: Table,
@@ -64,28 +87,47 @@ def table_link(
     learner: LearnControl | None = None,
     announce: Callable[[str], None] = log.info,
     loop: LoopView | None = None,
+    store_kept: bool = True,
 ) -> Iterator[TablePublisher]:
     """Publish `table` (starting an embedded broker if none is configured) until exit; what
-    it connects to is said through `announce`. The retained `tower` follows `loop` from
-    before the first connect, so it never shows empty in between."""
+    it connects to, and a broker out of reach (at once, then at each roll), is said through
+    `announce`. The retained `tower` follows `loop` from before the first connect, so it
+    never shows empty in between. `store_kept`: False when the store goes with the process."""
     access = lan_access(settings, table.store.path.parent)
     broker = start_broker(settings, access)
     for line in link_lines(settings, access):
         announce(line)
     try:
-        publisher = TablePublisher(table, tower_login(settings, access), controls, learner)
-        if loop is not None:
-            publisher.follow_loop(loop)
+        publisher = _publisher(table, settings, access, controls, learner, loop)
+        down = say_connection(publisher.client, announce, say_first_connect=False)
         publisher.start()
     except BaseException:
         if broker is not None:
             broker.stop()
         raise
+    remind = remind_while_down(table, publisher.client.where, down, store_kept, announce)
+    table.listeners.append(remind)
     try:
         yield publisher
     finally:
+        table.listeners.remove(remind)
         if not publisher.wait_delivered(flush_seconds):
-            log.warning("stopping with events still in the outbox; they go out next start")
+            announce(f"stopping with {outbox_words(table, store_kept)}")
         publisher.stop()
         if broker is not None:
             broker.stop()
+
+
+def _publisher(
+    table: Table,
+    settings: MqttSettings,
+    access: LanAccess | None,
+    controls: TowerControls | None,
+    learner: LearnControl | None,
+    loop: LoopView | None,
+) -> TablePublisher:
+    """The table's publisher, logged in to its broker, following `loop` if given."""
+    publisher = TablePublisher(table, tower_login(settings, access), controls, learner)
+    if loop is not None:
+        publisher.follow_loop(loop)
+    return publisher

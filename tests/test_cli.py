@@ -71,3 +71,32 @@ def test_demo_ends_in_the_columns_rout_and_is_repeatable() -> None:
     assert re.search(r"the bar moves \d+ → \d+", first.output)
     again = runner.invoke(main, ["demo", "--no-wait", "--seed", "7"])
     assert again.output == first.output
+
+
+@pytest.mark.parametrize(
+    ("path", "option"),
+    [
+        (("display",), "--port"),
+        (("odds", "marks"), "--marks-threshold"),
+        (("odds", "marks"), "--marks-step"),
+        (("run",), "--mqtt-port"),
+        (("run",), "--ws-port"),
+    ],
+)
+def test_every_option_says_what_it_is(path: tuple[str, ...], option: str) -> None:
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        found = command.get_command(click.Context(command), name)
+        assert found is not None
+        command = found
+    (param,) = [p for p in command.params if option in getattr(p, "opts", ())]
+    assert isinstance(param, click.Option) and param.help
+
+
+def test_help_speaks_of_rule_systems_and_where_the_session_is() -> None:
+    for path in (("odds", "marks"), ("odds", "pool"), ("odds", "d100"), ("demo",)):
+        shown = CliRunner().invoke(main, [*path, "--help"]).output
+        assert not re.search(r"seed \d{3}", shown), (path, shown)
+    store = CliRunner().invoke(main, ["session", "show", "--help"]).output
+    assert "$XDG_DATA_HOME" not in store and "TIDETOWER_STORE" in store

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tidetower.firmware.config import ConfigError, load_config
+from tidetower.vision.calibrate import save_calibration
 from tidetower.vision.settings import ReaderSettings
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "firmware" / "tidetower.example.toml"
@@ -159,3 +163,40 @@ def test_no_error_echoes_a_secret(tmp_path: Path) -> None:
         message = _problem(_config(tmp_path, text)).replace(str(tmp_path), "<tmp>")
         assert secret not in message and "42" not in message, message  # the path may hold 42
         assert "password" in message  # the key is named
+
+
+@pytest.mark.parametrize("calibrated", [False, True])
+def test_validate_config_says_a_calibration_not_made_yet_and_what_makes_it(
+    tmp_path: Path, calibrated: bool
+) -> None:
+    config = tmp_path / "tower.toml"
+    folder = tmp_path / "calibration"
+    config.write_text(
+        EXAMPLE.read_text(encoding="utf-8").replace("/var/lib/tidetower", str(tmp_path)),
+        encoding="utf-8",
+    )
+    if calibrated:
+        save_calibration(folder, np.zeros((48, 64, 3), np.uint8), (0.0, 0.0, 1.0, 1.0))
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tidetower.firmware.cli",
+            "run",
+            "--config",
+            str(config),
+            "--validate-config",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert checked.returncode == 0, checked.stderr
+    warning = (
+        f"warning: camera.calibration {folder} does not exist yet: `tidetower calibrate"
+        " --config FILE` makes it"
+    )
+    assert any(line.startswith(warning) for line in checked.stderr.splitlines()) != calibrated
+    assert checked.stderr.splitlines()[-1] == (
+        "config OK" if calibrated else "config OK (1 warning(s) above)"
+    )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
+import pytest
 from click.testing import CliRunner
 from mqtt_fixtures import WAIT, Listener, Mosquitto, free_port
 
@@ -147,3 +149,30 @@ def test_gm_without_the_token_or_with_a_wrong_one_is_told_so_in_one_line(tmp_pat
         assert runner.invoke(main, ["gm", "tide", "weight_a=4", *token, *where]).exit_code == 0
         # answered after the guest's was sent: had that reached the tower, it came first
         assert publisher.table.bar().position == 4
+
+
+def test_dice_are_typed_as_for_session_roll() -> None:
+    dice = [{"kind": "d6", "value": v} for v in (5, 3, 1)] + [{"kind": "d20", "value": 13}]
+    assert parse_fields(("d6=5,3,1", "d20=13")) == {"dice": dice}
+    assert parse_fields(("dice=d6=5,3,1 d20=13",)) == {"dice": dice}
+    assert parse_fields(('dice=[{"kind": "d6", "value": 5}]',)) == {"dice": dice[:1]}
+    with pytest.raises(click.BadParameter, match="not a face number"):
+        parse_fields(("d6=5,x",))
+
+
+def test_gm_roll_with_typed_dice_reaches_the_tower(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    settings = mosquitto.settings()
+    where = ["--broker", f"127.0.0.1:{mosquitto.port}", "--table", settings.table]
+    tide = Topics.of(settings).tide
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
+        Listener(settings, tide) as listener,
+    ):
+        listener.json_on(tide)  # sent after the tower's SUBSCRIBE to commands: it hears them
+        CliRunner().invoke(main, ["gm", "declare", "actor=Kim", "side=a", *where])
+        rolled = CliRunner().invoke(
+            main, ["gm", "roll", "d6=5,3,1", "d20=13", "--timeout", str(WAIT), *where]
+        )
+        assert rolled.exit_code == 0, rolled.output
+        (record,) = publisher.table.state.history
+        assert sorted(d.face for d in record.roll.dice) == [1, 3, 5, 13]

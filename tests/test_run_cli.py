@@ -6,11 +6,13 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import cv2
 import pytest
 from click.testing import CliRunner
 from mqtt_fixtures import Listener, Mosquitto, free_port
@@ -18,7 +20,9 @@ from mqtt_fixtures import Listener, Mosquitto, free_port
 from tidetower.engine.systems import system_names
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
+from tidetower.mqtt.options import CONFIG_EXIT
 from tidetower.mqtt.topics import Topics
+from tidetower.vision.sources.simulated import SimulatedSource
 
 RUN = [sys.executable, "-m", "tidetower.firmware.cli"]
 
@@ -329,3 +333,139 @@ def test_an_older_configs_table_name_is_refused_naming_where_it_lives(tmp_path: 
     config.write_text('[table]\nname = "kitchen"\n[camera]\nsource = "simulated"\n')
     result = CliRunner().invoke(main, ["run", "--config", str(config), "--validate-config"])
     assert result.exit_code != 0 and "[mqtt] table" in result.output
+
+
+def _lines_matching(text: str, start: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(start)]
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_broker_out_of_reach_is_said_at_once_and_at_each_roll(tmp_path: Path, kept: bool) -> None:
+    port = free_port()  # nothing listens there
+    store = ["--store", str(tmp_path / "s.db")] if kept else []
+    env = {k: v for k, v in os.environ.items() if k != "TIDETOWER_STORE"}
+    run = subprocess.run(
+        [
+            *RUN,
+            "run",
+            "--sim",
+            "--rolls",
+            "3",
+            "--json",
+            "--fast",
+            "--broker",
+            f"127.0.0.1:{port}",
+            *store,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
+    )
+    where = f"127.0.0.1:{port}"
+    said = run.stderr.splitlines()
+    first = said.index(f"cannot reach the broker at {where}; retrying until it is back")
+    reminders = _lines_matching(run.stderr, f"the broker at {where} is still out of reach")
+    assert 1 <= len(reminders) <= 3, run.stderr  # once a roll while it lasts, not each retry
+    (last,) = _lines_matching(run.stderr, "stopping with")
+    assert first < said.index(last)
+    promise = "they go out next start"
+    dropped = "they are dropped with the temporary session"
+    assert all((promise in line) == kept for line in [*reminders, last]), run.stderr
+    assert all((dropped in line) != kept for line in [*reminders, last]), run.stderr
+
+
+def test_a_second_sim_on_taken_ports_stops_naming_the_port_and_the_choices(
+    tmp_path: Path,
+) -> None:
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        base = [*RUN, "run", "--sim", "--rolls", "1", "--json", "--fast"]
+        base += ["--store", str(tmp_path / "s.db"), "--mqtt-port", str(port)]
+        taken = subprocess.run(base, capture_output=True, text=True, timeout=120)
+        off = subprocess.run([*base, "--no-mqtt"], capture_output=True, text=True, timeout=120)
+    assert taken.returncode == CONFIG_EXIT and taken.stdout == ""
+    (line,) = taken.stderr.splitlines()
+    assert f"127.0.0.1:{port}: Address already in use" in line
+    assert all(option in line for option in ("--mqtt-port", "--ws-port", "--no-mqtt"))
+    assert off.returncode == 0 and len(_rolls(off.stdout)) == 1
+
+
+def test_the_towers_own_broker_listens_on_the_ports_given(tmp_path: Path) -> None:
+    port, ws_port = free_port(), free_port()
+    run = subprocess.run(
+        [
+            *RUN,
+            "run",
+            "--sim",
+            "--rolls",
+            "1",
+            "--json",
+            "--fast",
+            "--store",
+            str(tmp_path / "s.db"),
+            "--mqtt-port",
+            str(port),
+            "--ws-port",
+            str(ws_port),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert f"TCP 127.0.0.1:{port}, WebSockets {ws_port}," in run.stderr
+    assert "cannot reach" not in run.stderr and "lost the broker" not in run.stderr
+
+
+def test_own_broker_ports_with_another_broker_are_a_usage_error() -> None:
+    result = CliRunner().invoke(
+        main, ["run", "--sim", "--broker", "127.0.0.1:1883", "--mqtt-port", "1884"]
+    )
+    assert result.exit_code == 2
+    assert "--mqtt-port and --ws-port move the tower's own broker" in result.output
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_the_tower_as_sigterm_does(tmp_path: Path, stop: signal.Signals) -> None:
+    store = tmp_path / "session.db"
+    tower = subprocess.Popen(
+        [*RUN, "run", "--sim", "--json", "--fast", "--no-mqtt", "--store", str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert tower.stdout is not None
+    json.loads(tower.stdout.readline())  # a roll: the tower runs
+    tower.send_signal(stop)
+    stdout, stderr = tower.communicate(timeout=120)
+    assert tower.returncode == 0, stderr
+    assert stderr.splitlines()[-1] == f"tower stopped; the session in {store} is kept"
+    assert "Aborted" not in stderr and "Traceback" not in stderr
+    with Table(store) as table:
+        assert len(table.state.history) >= 1 + len(_rolls(stdout))
+
+
+def test_a_tower_not_calibrated_yet_reads_and_says_what_makes_the_calibration(
+    tmp_path: Path,
+) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "empty.png"), SimulatedSource(1).empty)
+    config = tmp_path / "tower.toml"
+    config.write_text(
+        f'[table]\nstore = "{tmp_path / "s.db"}"\nsnapshots = "{tmp_path / "snaps"}"\n'
+        f'[camera]\nsource = "replay"\npath = "{frames}"\n'
+        f'calibration = "{tmp_path / "calibration"}"\n'
+    )
+    result = CliRunner().invoke(main, ["run", "--config", str(config), "--no-mqtt", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "the tower stops" in result.stderr  # it ran to the replayed camera's end
+    assert result.stderr.startswith(
+        f"warning: camera.calibration {tmp_path / 'calibration'} does not exist yet:"
+        " `tidetower calibrate --config FILE` makes it"
+    )

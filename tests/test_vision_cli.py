@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from tidetower.engine.tray import DieRead, Reading, Unreadable
+from tidetower.vision.annotate import annotate, label_of
+from tidetower.vision.calibrate import save_calibration
 from tidetower.vision.cli import read_command
 from tidetower.vision.synth import render_tray
 
@@ -109,3 +112,67 @@ def test_registered_in_tidetower_command() -> None:
 
     result = CliRunner().invoke(main, ["read", "--help"])
     assert result.exit_code == 0
+
+
+NUMERALS_TAUGHT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "numerals-taught"
+
+
+def test_read_with_a_calibration_or_an_empty_tray_says_so_and_leaves_the_tray_out(
+    tray_png: tuple[Path, list[int]], tmp_path: Path
+) -> None:
+    path = tray_png[0]
+    save_calibration(tmp_path / "cal", cv2.imread(str(path)), (0.0, 0.0, 1.0, 1.0))
+    plain = CliRunner().invoke(read_command, [str(path)])
+    assert "no dice" not in plain.output  # the dice stand out from the floor
+    for option, value in (("--calibration", tmp_path / "cal"), ("--empty-tray", path)):
+        # the photo is its own empty tray: nothing in it differs, so no die is read
+        result = CliRunner().invoke(read_command, [str(path), option, str(value)])
+        assert result.exit_code == 0, result.output
+        said = "calibration" if option == "--calibration" else "empty tray"
+        assert result.stderr.startswith(f"reading with the {said} {value}: "), result.stderr
+        assert f"{path}: no dice" in result.stdout
+
+
+def test_read_refuses_a_missing_calibration_and_both_at_once(
+    tray_png: tuple[Path, list[int]], tmp_path: Path
+) -> None:
+    path = str(tray_png[0])
+    missing = CliRunner().invoke(read_command, [path, "--calibration", str(tmp_path / "none")])
+    assert missing.exit_code == 1 and len(missing.output.splitlines()) == 1
+    assert str(tmp_path / "none") in missing.output and missing.stdout == ""
+    both = CliRunner().invoke(
+        read_command, [path, "--calibration", str(tmp_path), "--empty-tray", path]
+    )
+    assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_the_empty_tray_keeps_the_table_around_it_out_of_a_real_reading() -> None:
+    if not NUMERALS_TAUGHT.parents[1].exists():
+        pytest.skip("../shared is not beside this clone (a user's clone): no real photos")
+    labels = json.loads((NUMERALS_TAUGHT / "labels.json").read_text())
+    photos = [e for e in labels if e["dice"] and e["dice"][0].get("box")][::20]
+    empty = NUMERALS_TAUGHT / "images" / "background_empty_tray.jpg"
+    result = CliRunner().invoke(
+        read_command,
+        [*(str(NUMERALS_TAUGHT / e["file"]) for e in photos), "--json", "--empty-tray", str(empty)],
+    )
+    assert result.exit_code == 0, result.output
+    for entry, line in zip(photos, result.stdout.splitlines(), strict=True):
+        (x0, y0, x1, y1) = entry["dice"][0]["box"]
+        read = json.loads(line)
+        for die in read["dice"] + read["unreadable"]:  # each on the labelled die, none beside
+            cx, cy = (die["box"][0] + die["box"][2]) / 2, (die["box"][1] + die["box"][3]) / 2
+            assert x0 <= cx <= x1 and y0 <= cy <= y1, (entry["file"], die)
+
+
+def test_annotate_labels_each_die_by_kind_and_an_unreadable_one_by_its_reason() -> None:
+    box = (0.2, 0.2, 0.5, 0.5)
+    assert label_of(DieRead("d6", 6, box, 0.64)) == "d6 6 0.64"
+    assert label_of(DieRead("d10-tens", 0, box, 0.8)) == "d10-tens 00 0.80"
+    assert label_of(Unreadable(box, "half out of frame")) == "half out of frame"
+    image = np.zeros((240, 320, 3), np.uint8)
+    pictures = [
+        annotate(image, Reading(unreadable=(Unreadable(box, reason),)))
+        for reason in ("half out of frame", "unsure: d20 6 or 9 (0.00 nats apart)")
+    ]
+    assert np.any(pictures[0] != pictures[1])  # the reason is drawn, not one "?" for all

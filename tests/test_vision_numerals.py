@@ -21,7 +21,13 @@ from tidetower.vision.colours import colour_name
 from tidetower.vision.kinds import KINDS, check_face, face_values
 from tidetower.vision.numerals.nets import CLASSES
 from tidetower.vision.numerals.profile import load_profile
-from tidetower.vision.numerals.teach import TeachError, teach
+from tidetower.vision.numerals.teach import (
+    TeachError,
+    labelled,
+    load_label_file,
+    parse_labels,
+    teach,
+)
 from tidetower.vision.read import pinned, read_dice
 from tidetower.vision.score import Label, score
 from tidetower.vision.settings import ReaderSettings
@@ -293,3 +299,32 @@ def test_real_numeral_crops_leave_out_the_kinds_held_out(tmp_path: Path) -> None
     kinds = {CLASSES[i].split(":")[0] for i in crops.labels}
     assert kinds == {"none", "d6", "d8", "d10-tens", "d12"}  # no d20, d10; d4 has no class
     assert crops.images.shape[1:] == (64, 64, 3)
+
+
+def test_a_labels_list_of_file_and_dice_is_read_and_its_empty_tray_skipped(
+    tmp_path: Path,
+) -> None:
+    labels, photos = _teaching_photos(tmp_path)
+    by_name = json.loads(labels.read_text())
+    empty = tmp_path / "empty_tray.png"
+    cv2.imwrite(str(empty), cv2.imread(str(photos[0])))
+    listed = [{"file": f"images/{name}", "dice": [die]} for name, die in by_name.items()]
+    listed.append({"file": f"images/{empty.name}", "dice": []})
+    labels.write_text(json.dumps(listed))
+    raw = load_label_file(labels)
+    assert parse_labels(raw, photos[0].name) == parse_labels(by_name, photos[0].name)
+    assert parse_labels(raw, empty.name) == []
+    dice, skipped = labelled(raw, [empty, *photos[:2]])
+    assert skipped == (empty.name,) and len(dice) == 2
+    with pytest.raises(TeachError, match="nothing to teach"):
+        labelled(raw, [empty])
+
+
+def test_the_shared_labels_file_is_read_as_it_is() -> None:
+    if not NUMERALS_TAUGHT.parents[1].exists():
+        pytest.skip("../shared is not beside this clone (a user's clone): no real photos")
+    raw = load_label_file(NUMERALS_TAUGHT / "labels.json")
+    photos = sorted((NUMERALS_TAUGHT / "images").iterdir())
+    dice = {p.name: parse_labels(raw, p.name) for p in photos}
+    assert dice["background_empty_tray.jpg"] == []
+    assert sum(len(found) for found in dice.values()) == len(photos) - 1  # one die a photo

@@ -5,13 +5,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tidetower.engine.tray import Box, Reading
+from tidetower.engine.tray import Box, DieRead, Reading, Unreadable
 from tidetower.vision.kinds import face_text
 
 READ_COLOUR = (40, 200, 40)
 """BGR green for dice read."""
 UNREADABLE_COLOUR = (0, 0, 255)
-"""BGR red for dice seen but not read; the reason is in the JSON, too long to draw."""
+"""BGR red for dice seen but not read, labelled with the reason."""
 
 
 def _pixels(box: Box, w: int, h: int) -> tuple[int, int, int, int]:
@@ -24,6 +24,7 @@ def _label(image: np.ndarray, text: str, x: int, y: int, colour: tuple[int, int,
     scale = max(0.4, image.shape[1] / 1600)
     thick = max(1, round(scale * 2))
     (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    x = max(0, min(x, image.shape[1] - tw - 2))  # a long reason stays in the picture
     top = y - th - base - 2 if y - th - base - 2 >= 0 else y
     cv2.rectangle(image, (x, top), (x + tw + 2, top + th + base + 2), colour, -1)
     cv2.putText(
@@ -38,20 +39,24 @@ def _label(image: np.ndarray, text: str, x: int, y: int, colour: tuple[int, int,
     )
 
 
+def label_of(item: DieRead | Unreadable) -> str:
+    """What a box is labelled with: a die's kind, face and confidence; else why it is unread."""
+    if isinstance(item, Unreadable):
+        return item.reason
+    return f"{item.die} {face_text(item.die, item.value)} {item.confidence:.2f}"
+
+
 def annotate(image: np.ndarray, reading: Reading) -> np.ndarray:
-    """Return a copy of the photo with every die boxed and labelled by value and confidence."""
+    """Return a copy of the photo with every die boxed and labelled (`label_of`): read dice
+    in green, unreadable ones in red."""
     out = image.copy()
     h, w = out.shape[:2]
     thick = max(1, round(max(w, h) / 400))
-    for die in reading.dice:
-        x0, y0, x1, y1 = _pixels(die.box, w, h)
-        cv2.rectangle(out, (x0, y0), (x1, y1), READ_COLOUR, thick)
-        name = "" if die.die == "d6" else f"{die.die} "
-        _label(
-            out, f"{name}{face_text(die.die, die.value)} {die.confidence:.2f}", x0, y0, READ_COLOUR
-        )
-    for item in reading.unreadable:
+    boxes: list[tuple[DieRead | Unreadable, tuple[int, int, int]]]
+    boxes = [(die, READ_COLOUR) for die in reading.dice]
+    boxes += [(item, UNREADABLE_COLOUR) for item in reading.unreadable]
+    for item, colour in boxes:
         x0, y0, x1, y1 = _pixels(item.box, w, h)
-        cv2.rectangle(out, (x0, y0), (x1, y1), UNREADABLE_COLOUR, thick)
-        _label(out, "?", x0, y0, UNREADABLE_COLOUR)
+        cv2.rectangle(out, (x0, y0), (x1, y1), colour, thick)
+        _label(out, label_of(item), x0, y0, colour)
     return out

@@ -79,6 +79,16 @@ def load_calibration(folder: str | Path) -> Calibration:
     return Calibration(background=background, tray=tuple(tray) if tray else None)
 
 
+def from_empty_tray(photo: str | Path) -> Calibration:
+    """The calibration `tidetower calibrate` would store from this empty-tray photo: it as
+    the background and the tray floor found in it, so dice on the table around are ignored."""
+    try:
+        background = load_image(photo)
+    except ImageError as error:
+        raise CalibrationError(f"the empty tray: {error}") from None
+    return Calibration(background=background, tray=find_tray(background))
+
+
 def exposure_of(calibration_folder: str | Path) -> dict[str, Any]:
     """The exposure settings stored with a calibration, to lock the camera to them."""
     meta = json.loads((Path(calibration_folder) / META).read_text(encoding="utf-8"))

@@ -12,11 +12,12 @@ import numpy as np
 
 from tidetower.engine.tray import Reading
 from tidetower.vision.annotate import annotate
+from tidetower.vision.calibrate import CalibrationError, from_empty_tray, load_calibration
 from tidetower.vision.kinds import face_text
 from tidetower.vision.numerals.profile import ProfileError, load_profile
 from tidetower.vision.progress import progress
 from tidetower.vision.read import ImageError, load_image, read_dice, reader_problem, refusal
-from tidetower.vision.settings import ReaderSettings
+from tidetower.vision.settings import Calibration, ReaderSettings
 
 PHOTO_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 """What a folder given to `tidetower read` is taken to hold photos as."""
@@ -69,8 +70,25 @@ def _write_annotation(path: Path, image: np.ndarray, reading: Reading) -> None:
     default=None,
     help="Read with the table's taught dice (a folder `tidetower teach` wrote).",
 )
+@click.option(
+    "--calibration",
+    "calibration_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The tray's calibration (the folder `tidetower calibrate` wrote): only dice on the"
+    " tray floor count.",
+)
+@click.option(
+    "--empty-tray",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A photo of the empty tray, framed as IMAGE, to calibrate from instead.",
+)
 def read_command(
-    images: tuple[str, ...], as_json: bool, annotate_to: Path | None, profile: Path | None
+    images: tuple[str, ...],
+    as_json: bool,
+    annotate_to: Path | None,
+    profile: Path | None,
+    calibration_dir: Path | None,
+    empty_tray: Path | None,
 ) -> None:
     """Read the dice in tray photos (IMAGE: a photo, or a folder of them), or close-ups of
     one die: every kind, its face, and the d100 a tens and a units d10 make together. With
@@ -89,11 +107,37 @@ def read_command(
             load_profile(profile)
         except ProfileError as error:
             raise click.ClickException(str(error)) from None
-    failed = _read_all(photos, settings, as_json, annotate_to)
+    calibration = _calibration(calibration_dir, empty_tray)
+    failed = _read_all(photos, settings, calibration, as_json, annotate_to)
     for line in failed:  # after the bar, which would tear them
         click.echo(line, err=True)
     if failed:
         raise SystemExit(1)
+
+
+def _calibration(folder: Path | None, empty_tray: Path | None) -> Calibration | None:
+    """The calibration asked for, said on stderr (stdout keeps the lines), or None."""
+    if folder is not None and empty_tray is not None:
+        raise click.UsageError("give --calibration DIR or --empty-tray PHOTO, not both")
+    try:
+        if folder is not None:
+            calibration, said = load_calibration(folder), f"calibration {folder}"
+        elif empty_tray is not None:
+            calibration, said = from_empty_tray(empty_tray), f"empty tray {empty_tray}"
+        else:
+            return None
+    except CalibrationError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"reading with the {said}: {_tray_words(calibration)}", err=True)
+    return calibration
+
+
+def _tray_words(calibration: Calibration) -> str:
+    """What a calibration keeps the reader to, in a person's words."""
+    if calibration.tray is None:
+        return "dice that differ from the empty tray"
+    x0, y0, x1, y1 = (round(100 * v) for v in calibration.tray)
+    return f"dice on the tray floor ({x0}-{x1} % across, {y0}-{y1} % down)"
 
 
 def _photo(path: str, settings: ReaderSettings) -> np.ndarray:
@@ -106,7 +150,11 @@ def _photo(path: str, settings: ReaderSettings) -> np.ndarray:
 
 
 def _read_all(
-    photos: list[str], settings: ReaderSettings, as_json: bool, annotate_to: Path | None
+    photos: list[str],
+    settings: ReaderSettings,
+    calibration: Calibration | None,
+    as_json: bool,
+    annotate_to: Path | None,
 ) -> list[str]:
     """Read each photo and print its line (a bar on stderr meanwhile, when `progress` says);
     return a line for each photo that could not be read."""
@@ -118,7 +166,7 @@ def _read_all(
             except ImageError as err:
                 failed.append(f"error: {err}")
                 continue
-            reading = read_dice(image, settings=settings)
+            reading = read_dice(image, calibration, settings)
             click.echo(json.dumps(reading.to_json(path)) if as_json else _summary(path, reading))
             if annotate_to is not None:
                 _write_annotation(annotate_to, image, reading)

@@ -273,7 +273,13 @@ def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: l
 @click.option("--ws-url", help="MQTT-over-WebSockets URL the page connects to")
 @click.option("--ws-port", type=click.IntRange(1, 65535), help="the broker's WebSockets port")
 @click.option("--bind", help="address to serve on  [default: 127.0.0.1; --lan: every address]")
-@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--port",
+    default=8080,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="port the page is served on (http://HOST:PORT/)",
+)
 @click.option(
     "--export",
     "export_dir",

@@ -71,15 +71,18 @@ class TeachReport:
     added: dict[str, int]
     before: float
     after: float
+    skipped: tuple[str, ...] = ()
+    """Photos labelled with no dice (an empty tray): nothing in them to teach."""
 
 
 def parse_labels(raw: Mapping[str, Any], name: str) -> list[tuple[str, int, Box | None]]:
-    """Return (kind, value, box) for one photo's labels: one die, or a tray with boxes."""
+    """Return (kind, value, box) for one photo's labels: one die, a tray with boxes, or
+    none (`"dice": []`, the empty tray: nothing to teach from it)."""
     entry = raw.get(name)
     if entry is None:
         raise TeachError(f"{name}: not in the labels file")
     dice = entry.get("dice", [entry]) if isinstance(entry, dict) else None
-    if not isinstance(dice, list) or not dice:
+    if not isinstance(dice, list):
         raise TeachError(f"{name}: expected {{'die', 'value'}} or {{'dice': [...]}}")
     out = []
     for die in dice:
@@ -199,14 +202,55 @@ def check_cost(
 
 
 def load_label_file(path: Path) -> dict[str, Any]:
-    """Read a labels file: a JSON object from photo file name to its dice."""
+    """Read a labels file: an object from photo file name to its dice, or a list of
+    `{"file", "dice"}` (the shared data sets' form), keyed here by the file's name."""
     try:
         raw = load_json(path)
     except HostileFile as error:
         raise TeachError(f"cannot read the labels: {error}") from None
+    if isinstance(raw, list):
+        return _by_file_name(raw, path)
     if not isinstance(raw, dict):
-        raise TeachError(f"{path}: expected an object from photo file name to its dice")
+        raise TeachError(
+            f"{path}: expected an object from photo file name to its dice,"
+            ' or a list of {"file", "dice"}'
+        )
     return raw
+
+
+def _by_file_name(entries: list[Any], path: Path) -> dict[str, Any]:
+    """A list of `{"file", "dice"}` as an object from each photo's file name to its entry."""
+    labels: dict[str, Any] = {}
+    for at, entry in enumerate(entries):
+        file = entry.get("file") if isinstance(entry, dict) else None
+        if not isinstance(file, str) or not file:
+            raise TeachError(f'{path}: entry {at} is no {{"file", "dice"}}')
+        name = Path(file).name
+        if name in labels:
+            raise TeachError(f"{path}: two entries for a photo named {name}")
+        labels[name] = entry
+    return labels
+
+
+def labelled(
+    raw: Mapping[str, Any], images: Sequence[Path]
+) -> tuple[list[Taught], tuple[str, ...]]:
+    """Each labelled die in the photos, and the photos labelled with none (skipped, not
+    refused: an empty-tray photo belongs to a set); TeachError if no die is left."""
+    dice, skipped = [], []
+    for path in images:
+        labels = parse_labels(raw, Path(path).name)
+        if not labels:
+            skipped.append(Path(path).name)
+            continue
+        try:
+            image = load_image(path)
+        except ImageError as error:
+            raise TeachError(str(error)) from None
+        dice += [Taught(image, f"{kind}:{value}", box) for kind, value, box in labels]
+    if not dice:
+        raise TeachError("no photo given is labelled with a die: nothing to teach")
+    return dice, tuple(skipped)
 
 
 def base_profile(folder: Path, width: int) -> Profile:
@@ -231,15 +275,7 @@ def teach(
     TeachError, writing nothing, when a label or photo is wrong or the profile costs dice.
     `along` shows how far it got (`progress` on a terminal)."""
     settings = replace(settings or ReaderSettings(), profile=None)
-    raw = load_label_file(labels_path)
-    dice = []
-    for path in images:
-        try:
-            image = load_image(path)
-        except ImageError as error:
-            raise TeachError(str(error)) from None
-        for kind, value, box in parse_labels(raw, Path(path).name):
-            dice.append(Taught(image, f"{kind}:{value}", box))
+    dice, skipped = labelled(load_label_file(labels_path), images)
 
     def to_frame(image: np.ndarray) -> np.ndarray:
         reason = refusal(image, settings.work_size)
@@ -263,4 +299,4 @@ def teach(
             f"the check trays' dice right, without it {100 * before:.1f} %"
         )
     profile.save(folder, len(images))
-    return TeachReport(added, before, after)
+    return TeachReport(added, before, after, skipped)
