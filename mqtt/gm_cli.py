@@ -96,7 +96,8 @@ def gm_command(
     """Send one GM command to the running tower and say what it did.
 
     Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
-    `tidetower gm reread`, `tidetower gm tide weight_a=6 weight_b=12 size=battle`,
+    `tidetower gm die index=0 not_a_die=true` (no die there), `tidetower gm reread`,
+    `tidetower gm tide weight_a=6 weight_b=12 size=battle`,
     `tidetower gm declare actor=Kim side=b reply_to=last` (a reply to the last opening roll).
     Exits 1 when the tower refuses the command.
     """
