@@ -24,6 +24,7 @@ from tidetower.engine.rules import RuleError
 from tidetower.engine.session import new_session
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.towerfiles import DEFAULT_STORE
 from tidetower.vision.read import reader_problem
 from tidetower.vision.settings import ReaderSettings
 
@@ -38,12 +39,12 @@ class Section(BaseModel):
 
 
 class TableConfig(Section):
-    """The table: its rule system and where its session and snapshots live."""
+    """The table: its rule system and where its session and snapshots live (its name is
+    `[mqtt] table`, the one every node, topic and `--table` uses)."""
 
-    name: str = "table"
     system: str = "tide"
     settings: dict[str, Any] = Field(default_factory=dict)
-    store: Path = Path("/var/lib/tidetower/session.db")
+    store: Path = DEFAULT_STORE
     snapshots: Path = Path("/var/lib/tidetower/session-snapshots")
     """Unset: `<store's stem>-snapshots` beside the store, so tables never share one."""
     snapshots_keep: int = Field(500, ge=0, le=100_000)
@@ -51,6 +52,15 @@ class TableConfig(Section):
     """Frames the GM finished reading, with the faces that counted: examples to teach from.
     Unset: `<store's stem>-corrections` beside the store."""
     corrections_keep: int = Field(200, ge=0, le=100_000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_in_mqtt(cls, data: Any) -> Any:
+        """An older config's `[table] name` is refused: a second name for the table, which
+        the topics, the page and `--table` never used."""
+        if isinstance(data, dict) and "name" in data:
+            raise ValueError("the table's name is [mqtt] table (its topics use it): move it there")
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -21,7 +21,7 @@ from typing import Any
 from tidetower.engine.files import inside
 from tidetower.firmware.config import TowerConfig
 from tidetower.firmware.corrections import Corrections
-from tidetower.firmware.profiles import adopt, recover, work_folder
+from tidetower.firmware.profiles import adopt, readable, recover, work_folder
 from tidetower.vision.numerals.teach import TeachError, parse_labels, teach
 from tidetower.vision.progress import Along, T, quietly
 from tidetower.vision.read import ImageError, load_image, read_dice
@@ -98,10 +98,11 @@ def _learn(
     if len(labels) < MIN_EXAMPLES:
         raise TeachError(f"{len(labels)} corrections kept: at least {MIN_EXAMPLES} are needed")
     teach_names, check_names = split(list(labels))
-    current = str(profile) if (profile / "profile.json").exists() else None
+    base = readable(profile)
+    current = str(base) if base is not None else None
     candidate = work / "profile"
-    if current is not None:
-        shutil.copytree(profile, candidate)
+    if base is not None:
+        shutil.copytree(base, candidate)
     photos = [inside(examples.folder, n) for n in teach_names]
     teach(candidate, examples.labels_path, photos, {}, settings, along)
     check = functools.partial(

@@ -16,7 +16,12 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tidetower.vision.numerals.profile import empty_profile, load_profile, previous_of
+from tidetower.vision.numerals.profile import (
+    ProfileError,
+    empty_profile,
+    load_profile,
+    previous_of,
+)
 from tidetower.vision.numerals.teach import TeachError
 
 log = logging.getLogger(__name__)
@@ -67,6 +72,22 @@ def rollback(profile: Path) -> None:
     _link(current, previous_of(profile))
 
 
+def readable(profile: Path) -> Path | None:
+    """The profile a learning builds on: the profile, else its previous when the profile is
+    damaged; None when there is neither; ProfileError when both are damaged."""
+    folders = [f for f in (profile, previous_of(profile)) if f.exists()]
+    for folder in folders:
+        try:
+            load_profile(folder, fallback=False)
+        except ProfileError as error:
+            problem = error
+            continue
+        return folder
+    if folders:
+        raise problem
+    return None
+
+
 def linked(link: Path) -> Path | None:
     """The complete version a profile link points at, or None."""
     if not link.is_symlink() or not link.resolve().is_dir():
@@ -85,7 +106,7 @@ def recover(profile: Path) -> None:
         elif (link.exists() or link.is_symlink()) and linked(link) is None:
             link.unlink()  # a plain file, or a link to nothing
     for link in (profile, previous_of(profile)):
-        newest = _complete(versions)
+        newest = _complete(versions) or _numbered(versions)  # a damaged one is said, not hidden
         if linked(link) is None and newest:
             _link(newest[-1], link)
 
@@ -109,10 +130,14 @@ def _next(versions: Path) -> Path:
     return versions / str(max(numbers, default=0) + 1)
 
 
+def _numbered(versions: Path) -> list[Path]:
+    """The versions, oldest first."""
+    return sorted((p for p in versions.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
+
+
 def _complete(versions: Path) -> list[Path]:
     """The versions whose profile reads, oldest first."""
-    found = sorted((p for p in versions.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
-    return [p for p in found if _reads(p)]
+    return [p for p in _numbered(versions) if _reads(p)]
 
 
 def _reads(version: Path) -> bool:

@@ -24,7 +24,7 @@ from tidetower.engine.store import OutboxEvent, StoreError
 from tidetower.engine.systems import system_names
 from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.config import ConfigError, TowerConfig, at_hand, load_config
-from tidetower.firmware.sim import sim_config, simulated_parts
+from tidetower.firmware.sim import GM_MODES, sim_config, simulated_parts
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
@@ -128,21 +128,21 @@ def _load(
     return config
 
 
-def tower_parts(config: TowerConfig, sim_seed: int | None) -> TowerParts:
-    """`--sim` (a seed) puts the tower on mock pins; a config naming the simulated camera
-    brings the people who throw into it, on the Pi's own pins without `--sim`."""
+def tower_parts(config: TowerConfig, sim_seed: int | None, gm: str = "simulated") -> TowerParts:
+    """`--sim` (a seed) puts the tower on mock pins, with `gm` playing the GM; a config naming
+    the simulated camera brings the people who throw into it, on the Pi's own pins."""
     if sim_seed is not None:
-        return simulated_parts(config, sim_seed)
+        return simulated_parts(config, sim_seed, gm=gm)
     if config.camera.source == "simulated":
         return simulated_parts(config, 0, mock_pins=False)
     return real_parts(config)
 
 
-def _start(config: TowerConfig, sim_seed: int | None) -> Tower:
+def _start(config: TowerConfig, sim_seed: int | None, gm: str) -> Tower:
     """The tower, or a one-line error saying which part would not start (a camera that is
     not there yet may be later: only that one is worth starting again)."""
     try:
-        return Tower(config, tower_parts(config, sim_seed))
+        return Tower(config, tower_parts(config, sim_seed, gm))
     except FrameSourceError as error:
         raise click.ClickException(f"the tower cannot start: {error}") from None
     except (StoreError, CalibrationError, BadPinFactory, ValueError) as error:
@@ -254,6 +254,14 @@ def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> No
     show_default=True,
     help="Publish over MQTT; with no broker configured, start one in-process.",
 )
+@click.option(
+    "--gm",
+    type=click.Choice(sorted(GM_MODES)),
+    default="simulated",
+    show_default=True,
+    help="--sim: who plays the GM; person: you declare (gm declare, the page) and the "
+    "players throw that, and you type what the camera cannot read.",
+)
 @broker_options
 @lan_option
 def run_command(
@@ -267,6 +275,7 @@ def run_command(
     system: str | None,
     realtime: bool | None,
     use_mqtt: bool,
+    gm: str,
     broker: str | None,
     table: str | None,
     lan: bool,
@@ -283,7 +292,9 @@ def run_command(
             return
         if realtime is None:
             realtime = sim and not as_json and sys.stdout.isatty()
-        _run_tower(config, seed if sim else None, use_mqtt, as_json, temporary, rolls, realtime)
+        if sim:
+            click.echo(f"sim: {GM_MODES[gm]}", err=True)
+        _run_tower(config, seed if sim else None, use_mqtt, as_json, temporary, rolls, realtime, gm)
 
 
 def _run_tower(
@@ -294,9 +305,10 @@ def _run_tower(
     temporary: bool,
     rolls: int | None,
     realtime: bool,
+    gm: str = "simulated",
 ) -> None:
     """Start the tower and its MQTT link, say what runs where, and run it."""
-    with _start(config, sim_seed) as tower, _mqtt_link(tower, config, use_mqtt):
+    with _start(config, sim_seed, gm) as tower, _mqtt_link(tower, config, use_mqtt):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         said: list[str] = []  # a trouble said once, and again after a roll is kept
@@ -304,10 +316,18 @@ def _run_tower(
         tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown, said))
         tower.table.listeners.append(lambda event: _print_action(event, tower, as_json))
         if not as_json:
-            kept = " (a temporary folder, removed on exit)" if temporary else ""
-            click.echo(
-                f"Tide Tower · table {config.table.name} · system {config.table.system}"
-                f" · session in {config.table.store}{kept}"
-            )
+            _print_header(config, temporary)
             click.echo(render_bar(tower.table.bar()))
         _run(tower, rolls, realtime, said)
+
+
+def _print_header(config: TowerConfig, temporary: bool) -> None:
+    """The table's name as its topics say it, where its session and tray photos are kept
+    (the photos' folder is what `tidetower display --snapshots` takes)."""
+    kept = " (a temporary folder, removed on exit)" if temporary else ""
+    click.echo(
+        f"Tide Tower · table {config.mqtt.table} · system {config.table.system}"
+        f" · session in {config.table.store}{kept}"
+    )
+    photos = config.table.snapshots
+    click.echo(f"tray photos in {photos} (tidetower display --snapshots {photos} shows them)")

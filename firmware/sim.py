@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
-from tidetower.engine.rules import JSONValue, RuleError
+from tidetower.engine.dice import DieKind
+from tidetower.engine.rules import JSONValue, RollContext, RuleError
 from tidetower.engine.systems import get_system
 from tidetower.engine.tray import TowerState
 from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
@@ -45,31 +46,52 @@ def sim_config(store: Path, system: str = "tide") -> TowerConfig:
     corrections beside it (`<stem>-snapshots`, `<stem>-corrections`: two simulated towers
     whose stores share a folder keep their own); the system starts from its default settings."""
     table = TableConfig.model_validate(
-        {"name": "sim", "system": system, "settings": {}, "store": store, "snapshots_keep": 50}
+        {"system": system, "settings": {}, "store": store, "snapshots_keep": 50}
     )
     return TowerConfig(
         table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()
     )
 
 
-def simulated_parts(config: TowerConfig, seed: int, mock_pins: bool = True) -> TowerParts:
+GM_MODES = {
+    "simulated": "the GM is simulated: it declares each roll and types what the camera cannot read",
+    "person": "you are the GM: the players throw what you declare (`tidetower gm declare`, "
+    "the page) and wait for you on a die the camera cannot read",
+}
+"""Who plays the GM at a simulated table, and what the table is told about it."""
+
+
+def simulated_parts(
+    config: TowerConfig, seed: int, mock_pins: bool = True, gm: str = "simulated"
+) -> TowerParts:
     """The config's tower on mock pins (or the Pi's own, without `mock_pins`); its simulated
-    camera comes with the people who throw into it, any other camera is used as it is."""
+    camera comes with the people who throw into it (`gm`: who declares and types, one of
+    GM_MODES), any other camera is used as it is."""
     factory = MockFactory(pin_class=MockPWMPin) if mock_pins else None
     if config.camera.source != "simulated":
         return real_parts(config, factory)
     camera = SimulatedSource(seed)
     calibration = Calibration(background=camera.empty)
-    return TowerParts(camera, calibration, factory, lambda loop: SimulatedTable(loop, camera, seed))
+    person = gm == "person"
+    return TowerParts(
+        camera, calibration, factory, lambda loop: SimulatedTable(loop, camera, seed, person)
+    )
 
 
 class SimulatedTable:
     """Plays the people at the table, one decision whenever the simulated tray is idle."""
 
     def __init__(
-        self, loop: ReadLoop, source: SimulatedSource, seed: int, hand_chance: float = 0.2
+        self,
+        loop: ReadLoop,
+        source: SimulatedSource,
+        seed: int,
+        person_gm: bool = False,
+        hand_chance: float = 0.2,
     ) -> None:
         self.loop, self.source, self.table = loop, source, loop.table
+        self.person_gm = person_gm
+        """A person is the GM: the players throw only what is declared, and never type."""
         self.rng = np.random.default_rng(seed + 1)
         self.players = random.Random(seed)
         """What the players declare and throw is drawn from this (the system's practice)."""
@@ -105,7 +127,7 @@ class SimulatedTable:
             self.source.wait(2)
             self.source.reach_in()
             self.source.wait(self.loop.timing.clear_frames + 2)
-        elif state is TowerState.NEEDS_ATTENTION:
+        elif state is TowerState.NEEDS_ATTENTION and not self.person_gm:
             self._gm_fixes()
 
     def _idle_turn(self) -> None:
@@ -116,7 +138,10 @@ class SimulatedTable:
             self.hands_in_empty_tray += 1
             self.source.wait(3)
             return
-        kinds = self._practice_turn()
+        kinds = self._declared_throw() if self.person_gm else self._practice_turn()
+        if kinds is None:
+            self.source.wait(math.ceil(self.source.settings.fps))  # the players wait for the GM
+            return
         self.thrown.append(self.source.throw(dice=kinds))
 
     def _watch_rout(self) -> bool:
@@ -153,6 +178,24 @@ class SimulatedTable:
             if turn.context is not None:
                 self.table.declare(turn.context)
         return tuple(kind for die in turn.dice for kind in camera_kinds(die))
+
+    def _declared_throw(self) -> tuple[str, ...] | None:
+        """The dice for the roll the GM declared: its pool of its tier (with the d20 Omen
+        where the system's own practice throws one), else the system's practice dice for
+        it; None while nothing is declared."""
+        with self.table.lock:
+            state = self.table.state
+            if state.declared == RollContext():
+                return None
+            system = get_system(state.system)
+            turn = system.practice_turn(state.tracker, state.history, self.players, self._options())
+        declared, dice = state.declared, turn.dice
+        if declared.pool is not None and declared.tier is not None:
+            omen = (
+                (DieKind.D20,) if DieKind.D20 in dice and declared.tier is not DieKind.D20 else ()
+            )
+            dice = (declared.tier,) * declared.pool + omen
+        return tuple(kind for die in dice for kind in camera_kinds(die))
 
     def _gm_fixes(self) -> None:
         """The GM looks at the tray and types in what the camera could not read. Someone

@@ -35,6 +35,7 @@ from tidetower.mqtt.payloads import TeachPayload, TeachStep
 from tidetower.mqtt.teaching import TeachLink
 from tidetower.vision.calibrate import CalibrationError, load_calibration
 from tidetower.vision.kinds import KINDS, face_text, face_values
+from tidetower.vision.numerals.profile import ProfileError
 from tidetower.vision.numerals.teach import TeachError, TeachReport, teach
 from tidetower.vision.progress import progress
 from tidetower.vision.read import read_dice
@@ -376,10 +377,12 @@ def teach_command(
         target = profile or profile_home(config)
         linked = config_path is not None if use_mqtt is None else use_mqtt
         _say(teach_from_camera(config, kind, name, target, sim, linked), target)
-    except TeachError as error:
+    except (TeachError, ProfileError) as error:
         raise click.ClickException(str(error)) from None
     except FrameSourceError as error:
         raise click.ClickException(f"camera: {error}") from None
+    except OSError as error:  # a full disk while a profile is written: nothing was adopted
+        raise click.ClickException(f"{error.filename or 'the profile'}: {error.strerror}") from None
 
 
 def _from_the_table(config: TowerConfig, profile: Path | None, back: bool) -> None:

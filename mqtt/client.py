@@ -76,6 +76,8 @@ class BrokerClient:
         self.on_trouble: list[Callable[[str], None]] = []
         """Called on the network thread with a sentence each time a connection attempt fails,
         the broker refuses the connection, or the connection drops."""
+        self.on_refused: list[Callable[[str], None]] = []
+        """Called on the network thread with the broker's reason when it refuses the login."""
         self._configure(will)
 
     def _configure(self, will: Will | None) -> None:
@@ -181,6 +183,8 @@ class BrokerClient:
         if reason.is_failure:
             log.warning("broker refused the connection: %s", reason)
             self._trouble(f"the broker at {self.where} refused the connection: {reason}")
+            for tell in list(self.on_refused):
+                tell(str(reason))
             return
         _no_delay(client.socket())
         with self._sub_lock:

@@ -1,12 +1,19 @@
 """`tidetower gm`: send one GM command to a running tower and print its reply as a sentence
 (`--json`: the reply itself). `reply_to=last` on `declare` names the last opening roll, found
-in the retained `session`."""
+in the retained `session`.
+
+On a LAN table it signs in as the GM (user `gm`, the token as the password): with
+`--token-file FILE`, else `$TIDETOWER_GM_TOKEN`, else the config's own `username`, else, when
+the config says `lan`, the `gm-token` the tower keeps beside its store.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -15,15 +22,23 @@ from typing import Any
 import click
 
 from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.lan import GM_USER, TOKEN_FILE
 from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
+from tidetower.mqtt.towerfiles import configured_store
 from tidetower.mqtt.wording import reply_line
 
 COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "redo", "reread", "rethrow")
 Reply = dict[str, Any]
 LAST = "last"
 """`reply_to=last`: the latest roll of the session that awaits a reply."""
+TOKEN_ENV = "TIDETOWER_GM_TOKEN"
+"""The environment variable that may hold the GM's token itself."""
+NEEDS_TOKEN = (
+    f"refused: this command needs the GM's token (--token-file FILE, the tower's {TOKEN_FILE},"
+    f" or ${TOKEN_ENV})"
+)
 
 
 def parse_fields(fields: tuple[str, ...]) -> dict[str, Any]:
@@ -40,7 +55,7 @@ def parse_fields(fields: tuple[str, ...]) -> dict[str, Any]:
     return body
 
 
-def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> Reply:
+def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> Reply | None:
     """The reply on cmd/result that carries our request id, within `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while (left := deadline - time.monotonic()) > 0:
@@ -54,9 +69,38 @@ def _reply(replies: queue.Queue[Message], request: str, timeout: float) -> Reply
             continue  # somebody else's garbage on cmd/result
         if isinstance(reply, dict) and reply.get("id") == request:
             return reply
-    raise click.ClickException(
+    return None
+
+
+def _silence(settings: MqttSettings, online: bool, timeout: float) -> click.ClickException:
+    """Why no reply came, as likely as it can be told: a tower that is online (its retained
+    `status`) hears commands, so an anonymous one was dropped by a broker that guards them
+    (Mosquitto tells an MQTT 3.1.1 client nothing)."""
+    if online and settings.username is None:
+        return click.ClickException(NEEDS_TOKEN)
+    if online:
+        return click.ClickException(
+            f"no reply within {timeout} s, though the tower is online: may user "
+            f"{settings.username} send this command to table {settings.table}?"
+        )
+    return click.ClickException(
         f"no reply within {timeout} s: is the tower running and on this broker and table?"
     )
+
+
+def gm_login(settings: MqttSettings, token_file: Path | None, config: Path | None) -> MqttSettings:
+    """The settings to sign in with: as the GM with the token from `token_file`, else from
+    $TIDETOWER_GM_TOKEN, else the config's own user, else (config `lan`) the tower's token
+    file beside its store when it is there; else anonymous."""
+    gm: dict[str, object] = {"username": GM_USER, "password_env": None, "password_file": None}
+    if token_file is not None:
+        return settings.model_copy(update={**gm, "password_file": str(token_file)})
+    if os.environ.get(TOKEN_ENV):
+        return settings.model_copy(update={**gm, "password_env": TOKEN_ENV})
+    kept = configured_store(config).parent / TOKEN_FILE
+    if settings.username is None and (settings.lan or settings.guarded) and os.path.exists(kept):
+        return settings.model_copy(update={**gm, "password_file": str(kept)})
+    return settings
 
 
 def last_opening(sessions: queue.Queue[Message], timeout: float) -> str:
@@ -82,6 +126,12 @@ def last_opening(sessions: queue.Queue[Message], timeout: float) -> str:
 @click.argument("command", type=click.Choice(COMMANDS))
 @click.argument("fields", nargs=-1)
 @node_options
+@click.option(
+    "--token-file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help=f"the GM's token (the tower's {TOKEN_FILE}); else ${TOKEN_ENV}, else with a `lan` "
+    "config the one beside its store",
+)
 @click.option("--timeout", default=5.0, show_default=True, help="Seconds to wait for the reply.")
 @click.option("--json", "as_json", is_flag=True, help="Print the reply as JSON, for scripts.")
 def gm_command(
@@ -90,6 +140,7 @@ def gm_command(
     config_path: Path | None,
     broker: str | None,
     table: str | None,
+    token_file: Path | None,
     timeout: float,
     as_json: bool,
 ) -> None:
@@ -99,9 +150,10 @@ def gm_command(
     `tidetower gm die index=0 not_a_die=true` (no die there), `tidetower gm reread`,
     `tidetower gm tide weight_a=6 weight_b=12 size=battle`,
     `tidetower gm declare actor=Kim side=b reply_to=last` (a reply to the last opening roll).
-    Exits 1 when the tower refuses the command.
+    On a LAN table give the GM's token: `--token-file`, `$TIDETOWER_GM_TOKEN`, or a `lan`
+    config's own. Exits 1 when the tower or the broker refuses the command.
     """
-    settings = node_settings(config_path, broker, table)
+    settings = gm_login(node_settings(config_path, broker, table), token_file, config_path)
     body = {"id": f"cli-{uuid.uuid4().hex[:8]}", **parse_fields(fields)}
     answer = send(settings, command, body, timeout)
     click.echo(json.dumps(answer) if as_json else reply_line(answer, body))
@@ -115,18 +167,56 @@ def send(settings: MqttSettings, command: str, body: dict[str, Any], timeout: fl
     topics = Topics.of(settings)
     replies: queue.Queue[Message] = queue.Queue()
     sessions: queue.Queue[Message] = queue.Queue()
-    client = BrokerClient(settings, f"tidetower-gm-{body['id']}")
+    online = threading.Event()
+    client = _client(settings, f"tidetower-gm-{body['id']}")
     client.subscribe(topics.command_result, replies.put, qos=1)
+    client.subscribe(topics.status, lambda m: _follow(online, m), qos=1)
     replying = command == "declare" and body.get("reply_to") == LAST
     if replying:
         client.subscribe(topics.session, sessions.put, qos=1)
-    client.start()
     try:
-        if not client.wait_connected(timeout):
-            raise click.ClickException(f"cannot reach the broker at {client.where}")
+        _sign_in(client, timeout)
         if replying:
             body["reply_to"] = last_opening(sessions, timeout)
         client.publish(topics.command(command), json.dumps(body), qos=1)
-        return _reply(replies, body["id"], timeout)
+        reply = _reply(replies, body["id"], timeout)
     finally:
         client.stop()
+    if reply is None:
+        raise _silence(settings, online.is_set(), timeout)
+    return reply
+
+
+def _client(settings: MqttSettings, client_id: str) -> BrokerClient:
+    """A client for `settings`, or one line on a token or password it cannot read (the
+    file named, never what it holds)."""
+    try:
+        return BrokerClient(settings, client_id)
+    except ValueError as error:
+        raise click.ClickException(f"cannot sign in as {settings.username}: {error}") from None
+
+
+def _follow(online: threading.Event, message: Message) -> None:
+    """Keep `online` as the tower's retained `status` says."""
+    if message.payload == b"online":
+        online.set()
+    else:
+        online.clear()
+
+
+def _sign_in(client: BrokerClient, timeout: float) -> None:
+    """Connect within `timeout` seconds, or one line: the login refused, or no broker."""
+    outcome: queue.Queue[str | None] = queue.Queue()
+    client.on_connect.append(lambda: outcome.put(None))
+    client.on_refused.append(outcome.put)
+    client.start()
+    try:
+        refusal = outcome.get(timeout=timeout)
+    except queue.Empty:
+        raise click.ClickException(f"cannot reach the broker at {client.where}") from None
+    if refusal is not None:
+        who = client.settings.username
+        login = "the GM's token" if who == GM_USER else f"user {who}" if who else "a guest"
+        raise click.ClickException(
+            f"refused: the broker at {client.where} does not accept {login} ({refusal})"
+        )

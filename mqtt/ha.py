@@ -1,5 +1,9 @@
 """Home Assistant MQTT discovery: the Tide, the last roll and needs-attention as sensors, and
-undo and re-read as buttons that send the tower's own `cmd/<name>` commands.
+re-read as a button that sends the tower's own `cmd/reread`.
+
+There is no undo button: a button's press payload is fixed when it is discovered, so it could
+not name the roll the person saw, and would take back whatever roll is last when pressed (one
+thrown a moment ago), which the page's confirmation exists to prevent. Undo is the page's.
 
 Every state comes from a retained topic (`tide`, `session`, `tower`), so Home Assistant shows
 it again as soon as it restarts, without waiting for the next roll.
@@ -15,6 +19,8 @@ from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
 Config = dict[str, Any]
+RETIRED = (("button", "undo"),)
+"""Entities earlier versions discovered: an empty retained config removes them from HA."""
 
 
 def package_version() -> str:
@@ -39,6 +45,7 @@ def _common(settings: MqttSettings) -> Config:
         "payload_available": "online",
         "payload_not_available": "offline",
         "device": device,
+        "has_entity_name": True,  # shown as "<device> <entity>": two tables stay apart
         "origin": {"name": "Tide Tower", "sw_version": package_version()},
     }
 
@@ -82,31 +89,36 @@ def _attention(topics: Topics, node: str) -> Config:
     }
 
 
-def _buttons(topics: Topics, node: str) -> dict[str, Config]:
-    """Undo and re-read: a press sends the command body (replies go to `cmd/result`)."""
-    names = {"undo": ("Undo last roll", "mdi:undo"), "reread": ("Re-read", "mdi:camera-retake")}
+def _reread(topics: Topics, node: str) -> Config:
+    """Re-read: a press sends the command body (the reply goes to `cmd/result`)."""
     return {
-        command: {
-            "name": name,
-            "unique_id": f"{node}_{command}",
-            "command_topic": topics.command(command),
-            "payload_press": json.dumps({"id": f"ha-{command}"}),
-            "icon": icon,
-        }
-        for command, (name, icon) in names.items()
+        "name": "Re-read",
+        "unique_id": f"{node}_reread",
+        "command_topic": topics.command("reread"),
+        "payload_press": json.dumps({"id": "ha-reread"}),
+        "icon": "mdi:camera-retake",
     }
 
 
 def discovery_messages(settings: MqttSettings) -> list[tuple[str, str]]:
-    """(topic, retained JSON config) for each entity Home Assistant should create."""
+    """(topic, retained JSON config) for each entity Home Assistant should create, and an
+    empty one for each it should remove."""
     topics, node = Topics.of(settings), f"tidetower_{settings.table}"
     entities = [
         *(("sensor", key, config) for key, config in _sensors(topics, node).items()),
         ("binary_sensor", "attention", _attention(topics, node)),
-        *(("button", key, config) for key, config in _buttons(topics, node).items()),
+        ("button", "reread", _reread(topics, node)),
     ]
     common = _common(settings)
     return [
-        (f"{settings.ha_prefix}/{kind}/{node}/{key}/config", json.dumps({**common, **config}))
-        for kind, key, config in entities
+        *(
+            (_config_topic(settings, kind, key), json.dumps({**common, **c}))
+            for kind, key, c in entities
+        ),
+        *((_config_topic(settings, kind, key), "") for kind, key in RETIRED),
     ]
+
+
+def _config_topic(settings: MqttSettings, kind: str, key: str) -> str:
+    """Where the discovery config of one entity of this table is retained."""
+    return f"{settings.ha_prefix}/{kind}/tidetower_{settings.table}/{key}/config"

@@ -79,7 +79,7 @@ def test_each_table_has_snapshot_and_correction_folders_of_its_own(tmp_path: Pat
     for name in ("t1", "t2"):
         path = tmp_path / f"{name}.toml"
         path.write_text(
-            f'[table]\nname = "{name}"\nstore = "{tmp_path / name}.db"\n'
+            f'[table]\nstore = "{tmp_path / name}.db"\n[mqtt]\ntable = "{name}"\n'
             '[camera]\nsource = "simulated"\n'
         )
         tables.append(load_config(path).table)

@@ -4,6 +4,10 @@ the photos' folder, nothing above it, no link leading out of it, whatever the pa
 from __future__ import annotations
 
 import http.client
+import json
+import subprocess
+import sys
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +15,9 @@ import pytest
 from mqtt_fixtures import free_port
 
 from tidetower.firmware.config import load_config
-from tidetower.mqtt.display.server import DisplayServer, configured_snapshots
+from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.towerfiles import configured_snapshots
 
 PHOTO = b"\xff\xd8\xff\xe0 a tray photo \xff\xd9"
 
@@ -101,3 +106,26 @@ def test_the_server_does_not_say_which_python_runs_it(server: DisplayServer) -> 
     finally:
         connection.close()
     assert said.strip() == "tidetower"
+
+
+def test_display_takes_a_photos_folder_the_tower_has_not_made_yet(tmp_path: Path) -> None:
+    """Issue 27 (4): `display --snapshots DIR` started before the tower serves DIR once the
+    tower has made it."""
+    photos, port = tmp_path / "s-snapshots", free_port()
+    command = [sys.executable, "-m", "tidetower.firmware.cli", "display", "--port", str(port)]
+    display = subprocess.Popen(
+        [*command, "--snapshots", str(photos)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert display.stdout is not None
+        assert f"at http://127.0.0.1:{port}/" in display.stdout.readline()  # it is serving
+        url = f"http://127.0.0.1:{port}"
+        config = json.loads(urllib.request.urlopen(f"{url}/config.json", timeout=10).read())
+        assert config["snapshots"] is True
+        photos.mkdir()
+        (photos / "a52950ec-1.jpg").write_bytes(PHOTO)
+        served = urllib.request.urlopen(f"{url}/snapshots/a52950ec-1.jpg", timeout=10).read()
+        assert served == PHOTO
+    finally:
+        display.terminate()
+        display.wait()

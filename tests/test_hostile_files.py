@@ -245,3 +245,12 @@ def test_a_picture_declaring_too_many_pixels_is_refused_before_decoding(
     read = CliRunner().invoke(main, ["read", str(tmp_path / "frames" / path.name)])
     assert read.exit_code != 0 and "30000x30000" in read.output
     assert "Traceback" not in read.output
+
+
+@pytest.mark.parametrize("examples", [b"PK\x03\x04 not really a zip", b"\x93NUMPY", None])
+def test_learning_on_a_damaged_profile_is_one_line(tmp_path: Path, examples: bytes | None) -> None:
+    _corrections(tmp_path, [{"die": "d20", "value": 7}])
+    _profile(tmp_path, examples)
+    code, said = _learn(tmp_path)
+    assert code == 1 and "Traceback" not in said and len(said.strip().splitlines()) == 1
+    assert "cannot read the profile" in said

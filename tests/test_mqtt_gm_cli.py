@@ -6,14 +6,16 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from mqtt_fixtures import WAIT, Listener, Mosquitto
+from mqtt_fixtures import WAIT, Listener, Mosquitto, free_port
 
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
-from tidetower.mqtt.gm_cli import parse_fields
+from tidetower.mqtt.gm_cli import NEEDS_TOKEN, TOKEN_ENV, parse_fields
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.runtime import table_link
+from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
 
@@ -81,3 +83,67 @@ def test_gm_declares_a_reply_to_the_last_opening_roll(mosquitto: Mosquitto, tmp_
             f"Declared the next roll: Mongols for side B, replying to roll {opening.id}; "
             "the marker stands at 8.\n"
         )
+
+
+def _lan_tower(tmp_path: Path) -> tuple[MqttSettings, list[str]]:
+    """A LAN table's settings (its broker on loopback only) and `--broker` for them."""
+    settings = MqttSettings(port=free_port(), ws_port=free_port(), lan=True, bind="127.0.0.1")
+    return settings, ["--broker", f"127.0.0.1:{settings.port}", "--timeout", str(WAIT)]
+
+
+def _heard(settings: MqttSettings) -> None:
+    """Return once the tower's retained Tide is out: it is subscribed to its commands."""
+    guest = settings.model_copy(update={"host": "127.0.0.1"})
+    with Listener(guest, Topics.of(settings).tide) as listener:
+        listener.json_on(Topics.of(settings).tide)
+
+
+def test_gm_signs_in_with_the_token_on_a_lan_table(tmp_path: Path) -> None:
+    """Issue 27 (2): `--token-file`, `$TIDETOWER_GM_TOKEN`, or a `lan` config's own token
+    file beside its store: each moves the Tide of a LAN tower."""
+    settings, where = _lan_tower(tmp_path)
+    config = tmp_path / "tower.toml"
+    config.write_text(
+        f'[table]\nstore = "{tmp_path / "s.db"}"\n[mqtt]\nlan = true\nbind = "127.0.0.1"\n'
+        f"port = {settings.port}\nws_port = {settings.ws_port}\n"
+    )
+    runner = CliRunner()
+    with table_link(Table(tmp_path / "s.db"), settings) as publisher:
+        _heard(settings)
+        token_file = tmp_path / "gm-token"
+        token = token_file.read_text().strip()
+        by_file = ["gm", "tide", "weight_a=4", "--token-file", str(token_file), *where]
+        ok = runner.invoke(main, by_file)
+        assert ok.exit_code == 0, ok.output
+        assert publisher.table.bar().position == 4
+        by_env = runner.invoke(main, ["gm", "tide", "weight_a=5", *where], env={TOKEN_ENV: token})
+        assert by_env.exit_code == 0, by_env.output
+        assert publisher.table.bar().position == 5
+        timeout = ["--timeout", str(WAIT)]
+        by_config = runner.invoke(
+            main, ["gm", "tide", "weight_a=6", "--config", str(config), *timeout]
+        )
+        assert by_config.exit_code == 0, by_config.output
+        assert publisher.table.bar().position == 6
+        assert all(token not in r.output for r in (ok, by_env, by_config))
+
+
+def test_gm_without_the_token_or_with_a_wrong_one_is_told_so_in_one_line(tmp_path: Path) -> None:
+    settings, where = _lan_tower(tmp_path)
+    runner = CliRunner()
+    (tmp_path / "guess").write_text("aaaa-bbbb-cccc\n")
+    with table_link(Table(tmp_path / "s.db"), settings) as publisher:
+        _heard(settings)
+        # the tower is online, so no reply to a guest means the broker dropped its command
+        guest = runner.invoke(main, ["gm", "tide", "weight_a=3", *where[:2], "--timeout", "2"])
+        assert guest.exit_code == 1
+        assert guest.output == f"Error: {NEEDS_TOKEN}\n"
+        guess = runner.invoke(main, ["gm", "undo", "--token-file", str(tmp_path / "guess"), *where])
+        assert guess.exit_code == 1
+        assert guess.output.startswith("Error: refused: the broker at 127.0.0.1:")
+        assert "does not accept the GM's token" in guess.output and "aaaa" not in guess.output
+        assert len(guess.output.splitlines()) == 1
+        token = ["--token-file", str(tmp_path / "gm-token")]
+        assert runner.invoke(main, ["gm", "tide", "weight_a=4", *token, *where]).exit_code == 0
+        # answered after the guest's was sent: had that reached the tower, it came first
+        assert publisher.table.bar().position == 4

@@ -58,7 +58,7 @@ def render(template: str, message: Message) -> str:
 
 
 def configs(ha: Listener, settings: MqttSettings) -> dict[str, dict[str, Any]]:
-    """Each discovered entity's config by its `<component>/<key>`, once all five are in."""
+    """Each discovered entity's config by its `<component>/<key>`, once all four are in."""
     head = f"homeassistant/{{}}/tidetower_{settings.table}/{{}}/config"
     wanted = {
         f"{kind}/{key}"
@@ -66,7 +66,6 @@ def configs(ha: Listener, settings: MqttSettings) -> dict[str, dict[str, Any]]:
             ("sensor", "tide"),
             ("sensor", "last_roll"),
             ("binary_sensor", "attention"),
-            ("button", "undo"),
             ("button", "reread"),
         ]
     }
@@ -92,7 +91,7 @@ def test_discovery_names_the_entities_their_origin_and_version(
     assert found["sensor/tide"]["state_class"] == "measurement"
     assert "state_class" not in found["sensor/last_roll"]  # text: no statistics
     assert found["binary_sensor/attention"]["device_class"] == "problem"
-    assert found["button/undo"]["command_topic"] == publisher.topics.command("undo")
+    assert found["button/reread"]["command_topic"] == publisher.topics.command("reread")
     for config in found.values():
         assert config["origin"] == {"name": "Tide Tower", "sw_version": version("tidetower")}
         assert config["device"]["sw_version"] == version("tidetower")
@@ -129,9 +128,29 @@ def test_the_last_roll_and_attention_survive_a_home_assistant_restart(
     assert render(roll["value_template"], fresh) == "none"
 
 
-def test_the_buttons_undo_and_reread_through_the_towers_commands(
+def test_each_entity_is_named_under_its_tables_device_and_undo_is_left_to_the_page(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
+    """Issue 27 (5): two tables' entities read "Tide Tower north Tide position", not both
+    "Tide position"; no button takes back a roll unconfirmed, and an older one is removed."""
+    names = set()
+    for table in ("north", "south"):
+        settings = mosquitto.settings(ha_discovery=True, table=table)
+        undo = f"homeassistant/button/tidetower_{table}/undo/config"
+        with Listener(settings, "homeassistant/#") as ha:
+            ha.client.publish(undo, '{"name": "Undo last roll"}', qos=1, retain=True)  # older
+            ha.wait_for(lambda m, u=undo: m.topic == u and m.payload != b"")
+            with TablePublisher(Table(tmp_path / f"{table}.db"), settings):
+                found = configs(ha, settings)
+                ha.wait_for(lambda m, u=undo: m.topic == u and m.payload == b"")
+        assert all(config["has_entity_name"] is True for config in found.values())
+        assert found["sensor/tide"]["name"] == "Tide position"  # the entity's own part only
+        names.add(found["sensor/tide"]["device"]["name"])
+        assert not any("undo" in key for key in found)
+    assert names == {"Tide Tower north", "Tide Tower south"}
+
+
+def test_the_reread_button_reaches_the_read_loop(mosquitto: Mosquitto, tmp_path: Path) -> None:
     settings = mosquitto.settings(ha_discovery=True)
     camera = Rereads()
     with (
@@ -139,13 +158,10 @@ def test_the_buttons_undo_and_reread_through_the_towers_commands(
         Listener(settings, "homeassistant/#", publisher.topics.command_result) as ha,
     ):
         found = configs(ha, settings)  # sent after the tower's SUBSCRIBE: it hears commands
-        publisher.record(ROLL, context=LINKED)
-        for key in ("undo", "reread"):
-            button = found[f"button/{key}"]
-            ha.client.publish(button["command_topic"], button["payload_press"], qos=1)
-            reply = ha.json_on(publisher.topics.command_result, lambda b, k=key: b["command"] == k)
-            assert reply["ok"] and reply["id"] == f"ha-{key}", reply
-    assert publisher.table.state.history == ()
+        button = found["button/reread"]
+        ha.client.publish(button["command_topic"], button["payload_press"], qos=1)
+        reply = ha.json_on(publisher.topics.command_result, lambda b: b["command"] == "reread")
+        assert reply["ok"] and reply["id"] == "ha-reread", reply
     assert camera.count == 1
 
 

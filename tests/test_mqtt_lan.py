@@ -20,7 +20,7 @@ from playwright.sync_api import Page, expect
 from tidetower.engine.table import Table
 from tidetower.mqtt.client import BrokerClient
 from tidetower.mqtt.display.join import join_urls, lan_addresses, qr_text
-from tidetower.mqtt.display.server import DisplayServer
+from tidetower.mqtt.display.server import DisplayServer, gm_signs_in
 from tidetower.mqtt.lan import GM_USER
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.runtime import table_link
@@ -157,6 +157,37 @@ def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
         never_answered = re.compile(r"^tide: (sent…|no reply from the tower .*)$")
         expect(page.locator("#cmd-status")).to_have_text(never_answered)
         assert publisher.table.bar().position == 4 and not errors
+
+
+def test_display_lan_without_the_towers_config_still_hides_the_gm_controls_until_sign_in(
+    tmp_path: Path, page: Page
+) -> None:
+    """Issue 27 (1): `tidetower display --lan` beside `tidetower run --lan`, no config: the
+    display's settings know nothing of `lan`, but a page served to every address is a
+    player's until the GM signs in."""
+    settings = _lan_settings()
+    display = MqttSettings(port=settings.port, ws_port=settings.ws_port)  # no config
+    with (
+        table_link(Table(tmp_path / "s.db"), settings),
+        DisplayServer(display, bind="0.0.0.0", port=free_port()) as server,
+    ):
+        page.goto(server.url)
+        expect(page.locator("#tower")).to_have_text("tower online")
+        expect(page.locator("summary", has_text="Set up the Tide")).to_be_hidden()
+        expect(page.locator("#undo")).to_be_hidden()
+        _gm_signs_in(page, (tmp_path / "gm-token").read_text().strip())
+        expect(page.locator("#link")).to_have_text("broker online as gm")
+        expect(page.locator("summary", has_text="Set up the Tide")).to_be_visible()
+
+
+def test_gm_controls_are_open_only_on_loopback_with_an_open_broker_of_this_machine() -> None:
+    assert not gm_signs_in(MqttSettings(), "127.0.0.1")  # the one-laptop table
+    assert not gm_signs_in(MqttSettings(host="127.0.0.1"), "127.0.0.1")
+    assert gm_signs_in(MqttSettings(), "0.0.0.0")  # display --lan / --bind 0.0.0.0
+    assert gm_signs_in(MqttSettings(lan=True), "127.0.0.1")  # config lan
+    assert gm_signs_in(MqttSettings(bind="192.168.1.20"), "127.0.0.1")
+    assert gm_signs_in(MqttSettings(host="127.0.0.1", username="tower"), "127.0.0.1")  # ACL
+    assert gm_signs_in(MqttSettings(host="pi.local"), "127.0.0.1")  # a broker on the LAN
 
 
 def test_the_page_finds_its_broker_where_it_was_served_and_says_which_url_failed(

@@ -137,6 +137,22 @@ def test_each_roll_in_the_history_shows_its_tray_photo_time_and_thrower(
         assert number is not None and panel is not None and number["x"] >= panel["x"]
 
 
+def test_a_page_served_without_the_towers_photos_shows_no_image_for_a_roll(
+    mosquitto: Mosquitto, table: Table, page: Page
+) -> None:
+    """Issue 27 (4): the one-laptop recipe, `tidetower display` with no --snapshots beside a
+    tower that keeps photos: no image and no empty photo link on any roll."""
+    settings = mosquitto.settings()
+    table.declare(ZHAO)
+    for _ in range(3):
+        table.record(OMEN, reading=READING, snapshot=f"{table.state.next_id}.jpg")
+    with TablePublisher(table, settings), DisplayServer(settings, port=free_port()) as server:
+        page.goto(server.url)
+        expect(page.locator("#history li.roll")).to_have_count(3)
+        expect(page.locator("#history .thumb")).to_have_count(0)
+        expect(page.locator("#history img")).to_have_count(0)
+
+
 ATTENTION: dict[str, Any] = {
     "kind": "unreadable",
     "reason": "2 dice could not be read: unsure: d20 6 or 9 (0.55); unsure: 3 or 5",

@@ -302,3 +302,30 @@ def test_sim_says_which_broker_it_started_and_where(tmp_path: Path) -> None:
         f"MQTT broker started in this process: TCP 127.0.0.1:{port}, WebSockets {ws_port},"
         " this machine only (--lan lets the table's phones join)"
     ) in result.stderr
+
+
+@pytest.mark.parametrize("table", [None, "north"])
+def test_the_sim_names_its_table_as_its_topics_do(
+    mosquitto: Mosquitto, tmp_path: Path, table: str | None
+) -> None:
+    """Issue 27 (3): the name `run --sim` prints is the one its topics (and so `tidetower gm
+    --table`, the page) use: `main` by default, not a second name `sim`."""
+    settings = mosquitto.settings()
+    where = ["--broker", f"127.0.0.1:{mosquitto.port}", *(["--table", table] if table else [])]
+    args = ["run", "--sim", "--rolls", "1", "--fast", "--store", str(tmp_path / "s.db"), *where]
+    with Listener(settings, f"{settings.prefix}/+/tide") as listener:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        published = listener.wait_for(lambda m: m.topic.endswith("/tide")).topic.split("/")[1]
+    printed = re.search(r"· table (\S+) ·", result.stdout)
+    assert printed is not None and printed[1] == published == (table or "main")
+    assert f"tray photos in {tmp_path / 's-snapshots'} (tidetower display --snapshots" in (
+        result.stdout
+    )  # issue 27 (4): what the one-laptop display is to be given
+
+
+def test_an_older_configs_table_name_is_refused_naming_where_it_lives(tmp_path: Path) -> None:
+    config = tmp_path / "tower.toml"
+    config.write_text('[table]\nname = "kitchen"\n[camera]\nsource = "simulated"\n')
+    result = CliRunner().invoke(main, ["run", "--config", str(config), "--validate-config"])
+    assert result.exit_code != 0 and "[mqtt] table" in result.output

@@ -48,9 +48,7 @@ def test_a_missing_recogniser_is_one_clear_line_at_start_up(
     assert problem.startswith("camera.reader.numerals: ") and "no_such_ocr_package" in problem
     assert reader_problem(ReaderSettings(numerals=False)) is None  # pip d6 alone still read
     config = tmp_path / "tower.toml"
-    config.write_text(
-        f'[table]\nname = "t"\nstore = "{tmp_path}/t.db"\n[camera]\nsource = "simulated"\n'
-    )
+    config.write_text(f'[table]\nstore = "{tmp_path}/t.db"\n[camera]\nsource = "simulated"\n')
     with pytest.raises(ConfigError, match=r"camera\.reader\.numerals: .*no_such_ocr_package"):
         load_config(config)
     photo = tmp_path / "roll.png"

@@ -17,7 +17,8 @@ async function loadConfig() {
     ws: query.get("ws") || served.ws_url || brokerUrl(served),
     prefix: query.get("prefix") || served.prefix || "tidetower",
     table: query.get("table") || served.table || "main",
-    guarded: Boolean(served.gm_token),  // a LAN table: only the GM's token may command
+    guarded: Boolean(served.gm_sign_in),  // players may see it: GM controls once signed in
+    photos: Boolean(served.snapshots),  // the server has the tower's tray photos
   };
 }
 
@@ -32,8 +33,8 @@ function brokerUrl(served) {
 function connect() {
   if (client) client.close();
   const user = sessionStorage.getItem("tt-user") || undefined;
-  // Players on a LAN table see the table, not the GM's controls, until the GM signs in.
-  document.body.classList.toggle("player", config.guarded && user !== "gm");
+  // Players see the table, not the GM's controls, until the broker accepts the GM's login.
+  document.body.classList.toggle("player", config.guarded);
   $("link").textContent = "connecting…";
   client = new MqttSocket(config.ws, {
     username: user,
@@ -44,7 +45,7 @@ function connect() {
         refused: "broker refused the user or password" };
       $("link").textContent = says[state] || `broker ${state}: tried ${config.ws}`;
       $("link").classList.toggle("off", state !== "online");
-      if (state === "refused") document.body.classList.toggle("player", config.guarded);
+      if (state === "online") document.body.classList.toggle("player", config.guarded && !user);
     },
   });
   for (const name of ["status", "tower", "tide", "session", "roll", "teach", "learn", "cmd/result"]) {

@@ -4,8 +4,6 @@
 // Uses `$` and `counted` from the other scripts.
 "use strict";
 
-const SERVED = location.protocol.startsWith("http");  // opened from a file: no photos
-
 function showHistory(session) {
   const entries = [
     ...(session.history || []).map((roll) => ({ after: roll.seq, rank: 0, node: historyRoll(roll) })),
@@ -15,13 +13,14 @@ function showHistory(session) {
   $("history").replaceChildren(...entries.reverse().map((entry) => entry.node));
 }
 
-// A photo of the tray, or nothing when none is served (pruned, or no --snapshots).
+// A photo of the tray, or nothing when the server has no photos' folder (no --snapshots,
+// or opened from a file); one it cannot find (pruned, not made yet) goes with its link.
 function trayPhoto(name, alt) {
-  if (!name || !SERVED) return null;
+  if (!name || !config.photos) return null;
   const img = document.createElement("img");
   img.src = `snapshots/${encodeURIComponent(name)}`;
   img.alt = alt;
-  img.addEventListener("error", () => img.remove());
+  img.addEventListener("error", () => (img.closest("a") || img).remove());
   return img;
 }
 

@@ -15,7 +15,6 @@ import logging
 import re
 import shutil
 import threading
-import tomllib
 from html import escape
 from http import HTTPStatus
 from pathlib import Path
@@ -28,6 +27,7 @@ from tidetower.mqtt.display.bounds import BoundedHandler, BoundedServer
 from tidetower.mqtt.display.join import EVERY_ADDRESS, join_urls, qr_svg, qr_text
 from tidetower.mqtt.options import ConfigExit, lan_option, node_options, node_settings
 from tidetower.mqtt.settings import MqttSettings, is_loopback
+from tidetower.mqtt.towerfiles import configured_snapshots
 
 log = logging.getLogger(__name__)
 
@@ -89,10 +89,25 @@ def page_html() -> bytes:
     return html.encode("utf-8")
 
 
-def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
+def gm_signs_in(settings: MqttSettings, bind: str) -> bool:
+    """True when the page may reach a player or its broker guards the commands: the GM's
+    controls then stay hidden until the broker accepts the GM's login. Open only for a page
+    on loopback whose broker is this machine's and takes anyone's commands."""
+    if settings.lan or settings.guarded or not is_loopback(bind):
+        return True
+    return not settings.embedded and (
+        settings.username is not None or not is_loopback(settings.broker_host())
+    )
+
+
+def page_config(
+    settings: MqttSettings, join_url: str | None = None, bind: str = "", photos: bool = False
+) -> bytes:
     """What the page needs to find its table (no secrets: the GM types a password). Without
     a configured `ws_url` the page connects to `ws_host` (none: the host that served it) at
-    `ws_port`; `join_url` is the address the page shows other players (none: not on a LAN)."""
+    `ws_port`; `join_url` is the address the page shows other players (none: not on a LAN);
+    `bind`, where the page is served (none: every address); `photos`, whether it serves the
+    tower's tray photos (else the page asks for none)."""
     host = settings.broker_host()
     return json.dumps(
         {
@@ -102,15 +117,16 @@ def page_config(settings: MqttSettings, join_url: str | None = None) -> bytes:
             "prefix": settings.prefix,
             "table": settings.table,
             "join_url": join_url,
-            "gm_token": settings.lan or settings.guarded,  # commands need the GM token
+            "gm_sign_in": gm_signs_in(settings, bind),
+            "snapshots": photos,
         }
     ).encode()
 
 
 def _handler(
-    settings: MqttSettings, join_url: str | None, snapshots: Path | None
+    settings: MqttSettings, bind: str, join_url: str | None, snapshots: Path | None
 ) -> type[BoundedHandler]:
-    config = page_config(settings, join_url)
+    config = page_config(settings, join_url, bind, photos=snapshots is not None)
     qr = qr_svg(join_url) if join_url else None
 
     class PageHandler(BoundedHandler):
@@ -182,7 +198,7 @@ class DisplayServer:
     ) -> None:
         self.join_url = join_url
         """The page's address for other players (its QR code is served as /qr.svg)."""
-        handler = _handler(settings, join_url, snapshots)
+        handler = _handler(settings, bind, join_url, snapshots)
         self.httpd = BoundedServer((bind, port), handler)
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, name="display", daemon=True
@@ -251,25 +267,6 @@ def _say_where(server: DisplayServer, settings: MqttSettings, bind: str, urls: l
     click.echo(qr_text(urls[0]), nl=False)
 
 
-def configured_snapshots(config_path: Path | None) -> Path | None:
-    """The tray photos' folder a tower config names (`[table] snapshots`), else the one the
-    tower derives from its `[table] store` (`<stem>-snapshots` beside it), if it names one."""
-    if config_path is None:
-        return None
-    try:
-        table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("table", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return None  # node_settings has said what is wrong with the file
-    if not isinstance(table, dict):
-        return None
-    folder, store = table.get("snapshots"), table.get("store")
-    if isinstance(folder, str):
-        return Path(folder)
-    if isinstance(store, str):
-        return Path(store).with_name(f"{Path(store).stem}-snapshots")
-    return None
-
-
 @click.command("display")
 @node_options
 @lan_option
@@ -285,9 +282,9 @@ def configured_snapshots(config_path: Path | None) -> Path | None:
 )
 @click.option(
     "--snapshots",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="the tower's tray photos, shown beside each roll (default: the config's "
-    "[table] snapshots, if it names them)",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="the tower's tray photos, shown beside each roll; served once the tower has made "
+    "the folder (default: the config's [table] snapshots, if it names them)",
 )
 def display_command(
     config_path: Path | None,

@@ -135,15 +135,15 @@ def previous_of(profile: Path) -> Path:
     return profile.with_name(profile.name + ".previous")
 
 
-def load_profile(folder: str | Path) -> Profile:
+def load_profile(folder: str | Path, fallback: bool = True) -> Profile:
     """Read a profile folder (again when it was taught since); a damaged one is reported
-    once and its previous read instead, if it has one; else ProfileError naming what is
-    wrong with it."""
+    once and its previous read instead, if it has one and `fallback`; else ProfileError
+    naming what is wrong with it."""
     try:
         return _load_one(Path(folder))
     except ProfileError as error:
         previous = previous_of(Path(folder))
-        if not previous.exists():
+        if not fallback or not previous.exists():
             raise
         profile = _load_one(previous)
         _report(f"{error}; reading with the previous profile, {previous}")
