@@ -52,6 +52,9 @@ class SessionState:
     """The GM's latest actions, oldest first (at most ACTIONS_KEPT)."""
     undone: tuple[RollRecord, ...] = ()
     """Rolls taken back since the last other change, the latest last: what `redo` puts back."""
+    set_up_after: int | None = None
+    """The seq of the latest roll when the GM last set the tracker up afresh (None: not since
+    the system was chosen): undo does not reach behind it, or the set-up would be lost."""
 
     @property
     def next_id(self) -> str:
@@ -162,11 +165,9 @@ def undo(state: SessionState, at: float | None = None) -> tuple[SessionState, Ro
     last = state.last
     if last is None:
         raise RuleError("nothing to undo: no roll has been recorded")
-    if last.system != state.system:
-        raise RuleError(
-            f"the last roll was made under {last.system!r} but the table now plays "
-            f"{state.system!r}: switch back to undo it"
-        )
+    refused = undo_refusal(state, last)
+    if refused is not None:
+        raise RuleError(refused)
     tracker = load_tracker(state.system, last.state_before)
     undone = dataclasses.replace(
         state,
@@ -177,6 +178,24 @@ def undo(state: SessionState, at: float | None = None) -> tuple[SessionState, Ro
     )
     text = f"undid {last.id}: {last.outcome.summary}"
     return logged(undone, "undo", text, last.id, at), last
+
+
+def undo_refusal(state: SessionState, last: RollRecord) -> str | None:
+    """Why taking back `last` would throw away a later change (another system, a tracker set
+    up afresh), in the table's words; None when nothing later would be lost."""
+    if last.system != state.system:
+        return (
+            f"the last roll was made under {last.system!r} but the table now plays "
+            f"{state.system!r}: switch back to undo it"
+        )
+    if state.set_up_after is not None and state.set_up_after >= last.seq:
+        bar = state.bar()
+        return (
+            f"cannot take back {last.id}: a new {state.system} was set up after it "
+            f"({bar.label_a} v {bar.label_b}, the bar at {bar.position} of "
+            f"{bar.low}..{bar.high}); undo would lose that set-up"
+        )
+    return None
 
 
 def redo(state: SessionState, at: float | None = None) -> tuple[SessionState, RollRecord]:
@@ -206,7 +225,13 @@ def reset_tracker(
     """Set up the active system's tracker afresh (e.g. a new Tide); history is kept."""
     check_json(settings, "settings")
     tracker = get_system(state.system).initial_state(settings)
-    fresh = dataclasses.replace(state, tracker=tracker, declared=RollContext(), undone=())
+    fresh = dataclasses.replace(
+        state,
+        tracker=tracker,
+        declared=RollContext(),
+        undone=(),
+        set_up_after=state.next_seq - 1,
+    )
     bar = fresh.bar()
     text = f"set up {state.system} afresh: the bar at {bar.position} of {bar.low}..{bar.high}"
     return logged(fresh, "reset", text, at=at)
@@ -221,7 +246,8 @@ def switch_system(
     """Change the table's rule system; its tracker starts fresh, the history is kept."""
     check_json(settings or {}, "settings")
     tracker = get_system(system).initial_state(settings or {})
+    # a roll of the other system is guarded by its own refusal; switching back undoes it
     switched = dataclasses.replace(
-        state, system=system, tracker=tracker, declared=RollContext(), undone=()
+        state, system=system, tracker=tracker, declared=RollContext(), undone=(), set_up_after=None
     )
     return logged(switched, "system", f"switched from {state.system} to {system}", at=at)

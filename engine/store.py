@@ -125,6 +125,7 @@ class SessionStore:
             next_seq=body["next_seq"],
             actions=tuple(load(TableAction, a) for a in body.get("actions", [])),
             undone=tuple(load(RollRecord, r) for r in body.get("undone", [])),
+            set_up_after=body.get("set_up_after"),
         )
 
     def save(self, state: SessionState, events: Sequence[OutboxEvent] = ()) -> None:
@@ -137,6 +138,7 @@ class SessionStore:
             "next_seq": state.next_seq,
             "actions": [dump(a) for a in state.actions],
             "undone": [dump(r) for r in state.undone],
+            "set_up_after": state.set_up_after,
         }
         seqs = {r.seq for r in state.history}
         added = [r for r in state.history if r.seq not in self._saved_seqs]

@@ -128,6 +128,28 @@ def entered(pending: Attention | None, index: int, die: str, value: int) -> Atte
     """Return the pending reading with its unreadable die `index` entered by the GM as `die`
     showing `value`, and the camera's own reading kept beside it; refuse, changing nothing,
     when no reading waits or the die or the face does not exist."""
+    waiting, reading = _waiting_for(pending, index)
+    value = entered_face(die, value)  # refuse an impossible face before changing anything
+    typed = DieRead(die, value, reading.unreadable[index].box, 1.0, typed=True)
+    return _settled(waiting, reading, index, (*reading.dice, typed))
+
+
+def not_a_die(pending: Attention | None, index: int) -> Attention:
+    """Return the pending reading without its unreadable die `index`, which the GM says is no
+    die (a tray corner, a shadow): absent from the dice, so a correction kept of it says so;
+    refused, changing nothing, when it is all that is left (throw again instead)."""
+    waiting, reading = _waiting_for(pending, index)
+    if not reading.dice and len(reading.unreadable) == 1:
+        raise RuleError(
+            f"unreadable die {index} is all that is left of the throw: without it there is "
+            "no roll; throw again instead"
+        )
+    return _settled(waiting, reading, index, reading.dice)
+
+
+def _waiting_for(pending: Attention | None, index: int) -> tuple[Attention, Reading]:
+    """The pending attention and its reading, if one waits with an unreadable die `index`;
+    else refused."""
     reading = pending.reading if pending is not None else None
     if pending is None or reading is None:
         raise RuleError("no reading is waiting for a die to be entered")
@@ -135,10 +157,16 @@ def entered(pending: Attention | None, index: int, die: str, value: int) -> Atte
         raise RuleError(
             f"unreadable die {index} does not exist: there are {len(reading.unreadable)}"
         )
-    value = entered_face(die, value)  # refuse an impossible face before changing anything
-    typed = DieRead(die, value, reading.unreadable[index].box, 1.0, typed=True)
+    return pending, reading
+
+
+def _settled(
+    pending: Attention, reading: Reading, index: int, dice: tuple[DieRead, ...]
+) -> Attention:
+    """The pending `reading` with unreadable die `index` settled as `dice` say, the reason
+    following what is left and the camera's own reading kept beside it."""
     rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
-    completed = Reading((*reading.dice, typed), rest, reading.ms)
+    completed = Reading(dice, rest, reading.ms)
     reason = unreadable_reason(rest) if rest and pending.kind == "unreadable" else pending.reason
     return replace(pending, reason=reason, reading=completed, camera=pending.camera or reading)
 

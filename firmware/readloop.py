@@ -29,7 +29,7 @@ from tidetower.engine.tray import (
     unreadable_reason,
 )
 from tidetower.firmware.config import CameraConfig, LoopConfig
-from tidetower.firmware.corrections import Corrections, entered
+from tidetower.firmware.corrections import Corrections, entered, not_a_die
 from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.rolls import roll_of
 from tidetower.firmware.snapshots import Snapshots
@@ -89,7 +89,7 @@ class ReadLoop:
         self.on_roll: Hooks[[RollRecord, Reading]] = Hooks("drawing or announcing it", problems)
         self.on_state: Hooks[[TowerState]] = Hooks("showing it", problems)
         self.before_record: Hooks[[Reading]] = Hooks("announcing the dice seen", problems)
-        # step() runs on the loop thread; MQTT commands call reread/enter_die from theirs.
+        # step() runs on the loop thread; MQTT commands call reread/enter_die/drop_die from theirs.
         self._lock = threading.RLock()
         self._dropped = threading.Event()
         self._since = self.clock()
@@ -143,15 +143,29 @@ class ReadLoop:
         """The GM says what unreadable die `index` shows; when none is left the roll counts
         and is kept, with the frame it was read from, as a correction."""
         with self._lock:
-            pending = self.attention if self.state is TowerState.NEEDS_ATTENTION else None
-            self.attention = attention = entered(pending, index, die, value)
-            if attention.reading is None or attention.reading.unreadable:
-                self._enter(TowerState.NEEDS_ATTENTION)  # tell the displays what is left
-                return
-            frame = self._attention_frame
-            self._record(attention.reading)
-            if self.state is TowerState.RESULT and self.corrections is not None:
-                self.corrections.keep_finished(str(self._recorded), frame, attention)
+            self._finish(entered(self._pending(), index, die, value))
+
+    def drop_die(self, index: int) -> None:
+        """The GM says unreadable die `index` is no die (a tray corner, a shadow): it is left
+        out; when none is left the roll counts, and is kept as a correction without it."""
+        with self._lock:
+            self._finish(not_a_die(self._pending(), index))
+
+    def _pending(self) -> Attention | None:
+        """The reading waiting for the GM, if one is."""
+        return self.attention if self.state is TowerState.NEEDS_ATTENTION else None
+
+    def _finish(self, attention: Attention) -> None:
+        """Go on with the reading as the GM amended it: wait for the dice still unread, or
+        count the roll and keep it, with the frame it was read from, as a correction."""
+        self.attention = attention
+        if attention.reading is None or attention.reading.unreadable:
+            self._enter(TowerState.NEEDS_ATTENTION)  # tell the displays what is left
+            return
+        frame = self._attention_frame
+        self._record(attention.reading)
+        if self.state is TowerState.RESULT and self.corrections is not None:
+            self.corrections.keep_finished(str(self._recorded), frame, attention)
 
     # -- the frame-by-frame state machine ---------------------------------------------------
 

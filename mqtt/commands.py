@@ -57,6 +57,10 @@ class TowerControls(Protocol):
     def enter_die(self, index: int, die: str, value: int) -> None:
         """Set die `index` of the pending reading by hand; raise ValueError if impossible."""
 
+    def drop_die(self, index: int) -> None:
+        """Leave die `index` of the pending reading out: it is no die; raise ValueError if
+        impossible."""
+
     def rethrow(self) -> None:
         """Discard the pending reading to throw again; raise ValueError if none is pending."""
 
@@ -328,7 +332,7 @@ class CommandDesk:
             dice = tuple(Die(DieKind(d.kind), d.value) for d in command.dice)
             return self._record(Roll(dice, command.roller))
         elif isinstance(command, DieCommand):
-            self._controls("die").enter_die(command.index, command.kind, command.value)
+            self._enter_die(command)
         elif isinstance(command, RereadCommand):
             self._controls("reread").reread()
         elif isinstance(command, RethrowCommand):
@@ -354,6 +358,13 @@ class CommandDesk:
             now = f"the last roll is now {last.id}" if last else "no roll is left"
             raise Refused("roll_id", f"{now}, not {command.roll_id}: nothing was taken back")
         return {"roll_id": self.table.undo().id}
+
+    def _enter_die(self, command: DieCommand) -> None:
+        controls = self._controls("die")
+        if command.kind is None or command.value is None:  # its schema allows this for not_a_die
+            controls.drop_die(command.index)
+        else:
+            controls.enter_die(command.index, command.kind, command.value)
 
     def _controls(self, name: str) -> TowerControls:
         if self.controls is None:

@@ -342,11 +342,11 @@ def _rules_face(value: int, info: ValidationInfo) -> int:
     return value
 
 
-def _camera_face(value: int, info: ValidationInfo) -> int:
+def _camera_face(value: int | None, info: ValidationInfo) -> int | None:
     """A face the camera's die cannot show is refused here, so the error names the field;
     a units d10's 0 may be typed as 10, as it is on the die."""
     kind = info.data.get("kind")
-    if kind is None or (kind == "d10" and value == 10):
+    if kind is None or value is None or (kind == "d10" and value == 10):
         return value
     faces = tray.camera_faces(kind)
     if value not in faces:
@@ -374,13 +374,30 @@ class RollCommand(Command):
     roller: str = Field("", max_length=80)
 
 
+def _entered(given: object, info: ValidationInfo) -> object:
+    """A die's kind and face are given unless it is `not_a_die`, and then neither is."""
+    dropped = info.data.get("not_a_die") is True
+    if dropped and given is not None:
+        raise ValueError(f"not_a_die takes no {info.field_name}: leave it out")
+    if not dropped and given is None:
+        raise ValueError(f"give the die's {info.field_name}, or not_a_die: true")
+    return given
+
+
 class DieCommand(Command):
-    """Enter or correct one die of the pending reading (an unreadable die)."""
+    """Enter or correct one die of the pending reading (an unreadable die), or drop it:
+    `not_a_die` (the camera took a tray corner or a shadow for a die)."""
 
     index: int = Field(ge=0, le=39)
-    kind: DieName
-    value: int = Field(description="as the camera reads it: a units d10 0..9, a tens d10 0..90")
+    not_a_die: bool = Field(False, description="no die: left out of the reading")
+    kind: DieName | None = Field(None, validate_default=True)
+    value: int | None = Field(
+        None,
+        validate_default=True,
+        description="as the camera reads it: a units d10 0..9, a tens d10 0..90",
+    )
 
+    _given = field_validator("kind", "value")(_entered)
     _face = field_validator("value")(_camera_face)
 
 

@@ -44,7 +44,9 @@ DONE: dict[str, Done] = {
     "system": lambda body, _: f"now playing {body.get('name')}",
     "roll": lambda _, detail: f"recorded roll {detail.get('roll_id')}: {detail.get('summary')}",
     "die": lambda body, _: (
-        f"entered die {body.get('index')} as {body.get('kind')} showing {body.get('value')}"
+        f"left die {body.get('index')} out as no die"
+        if body.get("not_a_die")
+        else f"entered die {body.get('index')} as {body.get('kind')} showing {body.get('value')}"
     ),
     "undo": lambda _, detail: f"took back roll {detail.get('roll_id')}",
     "redo": lambda _, detail: f"put back the roll taken back, as roll {detail.get('roll_id')}",

@@ -13,6 +13,7 @@ from mqtt_fixtures import WAIT, Listener, Mosquitto
 from tidetower.engine.table import Table
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.topics import Topics
+from tidetower.mqtt.wording import reply_line
 
 
 class ReadLoop:
@@ -28,6 +29,11 @@ class ReadLoop:
         if index > 2:
             raise ValueError(f"the pending reading has 3 dice; index {index} is not one")
         self.calls.append(("die", index, die, value))
+
+    def drop_die(self, index: int) -> None:
+        if index > 2:
+            raise ValueError(f"the pending reading has 3 dice; index {index} is not one")
+        self.calls.append(("not a die", index))
 
     def rethrow(self) -> None:
         if not self.calls:
@@ -60,6 +66,29 @@ def tower(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[tuple[TablePublisher
         assert publisher.client.wait_connected(WAIT)
         listener.json_on(topics.tide)  # the tower has subscribed by the time it published
         yield publisher, Gm(listener, topics), listener
+
+
+def test_a_die_said_to_be_none_is_dropped_and_a_muddled_one_refused(
+    tower: tuple[TablePublisher, Gm, Listener],
+) -> None:
+    publisher, gm, _ = tower
+    body = {"id": "n1", "index": 1, "not_a_die": True}
+    dropped = gm.send("die", body, "n1")
+    assert dropped["ok"] and reply_line(dropped, body) == (
+        "Left die 1 out as no die; the marker stands at 8."
+    )
+    muddled = gm.send("die", {"id": "n2", "index": 0, "not_a_die": True, "kind": "d6"}, "n2")
+    assert muddled["error"] == {
+        "field": "kind",
+        "message": "kind: Value error, not_a_die takes no kind: leave it out",
+    }
+    bare = gm.send("die", {"id": "n3", "index": 0}, "n3")
+    assert bare["error"]["field"] == "kind" and "or not_a_die: true" in bare["error"]["message"]
+    beyond = gm.send("die", {"id": "n4", "index": 5, "not_a_die": True}, "n4")
+    assert (
+        beyond["error"]["field"] == "index" and "index 5 is not one" in beyond["error"]["message"]
+    )
+    assert publisher.desk.controls.calls == [("not a die", 1)]  # type: ignore[union-attr]
 
 
 def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]) -> None:

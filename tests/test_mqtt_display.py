@@ -56,9 +56,10 @@ def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
 
         page.locator("#undo").click()
         page.locator("#undo-yes").click()  # asked first: tests/test_mqtt_table_page.py
-        expect(page.locator("#cmd-status")).to_have_text("undo: done")
-        expect(page.locator("#history li.roll")).to_have_count(0)
-        expect(page.locator("#history li.action")).to_have_count(2)  # the new Tide, the undo
+        # the roll came before the new Tide: taking it back would lose the Tide, so it stays
+        expect(page.locator("#cmd-status")).to_contain_text("undo refused: cannot take back")
+        expect(page.locator("#history li.roll")).to_have_count(1)
+        expect(page.locator("#history li.action")).to_have_count(1)  # the new Tide
         page.locator("#reread").click()  # no read loop in this tower: refused, and said so
         expect(page.locator("#cmd-status")).to_contain_text("reread refused (command)")
 
@@ -92,6 +93,9 @@ class Tray:
 
     def enter_die(self, index: int, die: str, value: int) -> None:
         self.calls.append(("die", index, die, value))
+
+    def drop_die(self, index: int) -> None:
+        self.calls.append(("not a die", index))
 
     def rethrow(self) -> None:
         self.calls.append(("rethrow",))
@@ -140,6 +144,37 @@ def test_the_gm_fixes_an_unreadable_die_from_the_page(
         publisher.tower_state("waiting-for-clear")
         expect(page.locator("#tower-state")).to_have_text("clear the tray")
         expect(panel).to_be_hidden()
+
+
+CORNER_ATTENTION = {
+    "kind": "unreadable",
+    "reason": "1 die(s) could not be read: unsure of its kind: d10-tens? (0.25)",
+    "unreadable": [
+        {"index": 0, "box": [0.0, 0.0, 0.05, 0.05], "reason": "unsure of its kind: d10-tens?"}
+    ],
+    "dice": [{"kind": "d6", "value": 4, "confidence": 0.97, "box": [0.1, 0.1, 0.2, 0.24]}],
+}
+
+
+def test_the_gm_says_a_tray_corner_is_not_a_die_from_the_page(
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
+) -> None:
+    settings = mosquitto.settings()
+    tray: TowerControls = Tray()
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings, tray) as publisher,
+        DisplayServer(settings, port=free_port()) as server,
+    ):
+        publisher.tower_state("needs-attention", CORNER_ATTENTION)
+        page.goto(server.url)
+        item = page.locator("#attention-panel .unreadable")
+        expect(item.locator("button.face")).to_have_count(6)
+        not_a_die = item.get_by_role("button", name="#0 is not a die")
+        expect(not_a_die).to_have_text("Not a die")
+        not_a_die.click()
+        expect(page.locator("#attention-status")).to_have_text("die: done")
+        assert tray.calls == [("not a die", 0)]  # type: ignore[attr-defined]
+        expect(page.locator("#attention-panel")).to_be_hidden()  # nothing left to enter
 
 
 NUMERAL_ATTENTION = {

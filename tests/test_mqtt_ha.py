@@ -41,6 +41,9 @@ class Rereads:
     def enter_die(self, index: int, die: str, value: int) -> None:
         raise ValueError("no die is waiting")
 
+    def drop_die(self, index: int) -> None:
+        raise ValueError("no die is waiting")
+
     def rethrow(self) -> None:
         raise ValueError("no reading is waiting")
 

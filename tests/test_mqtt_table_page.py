@@ -222,7 +222,8 @@ def test_undo_asks_first_names_the_roll_and_redo_puts_it_back(
         expect(page.locator("#redo")).to_be_hidden()
         page.locator("#undo").click()
         expect(page.locator("#undo-what")).to_have_text(
-            "Take back #2 (Zhao): Zhao: 1 Mark; omen 1 toward A's collapse: 9 → 8? "
+            "Take back #2 (Zhao), d8 1, 1, 8 and d20 1: Zhao: 1 Mark; omen 1 toward A's "
+            "collapse: 9 → 8? "
             "The Tide goes back from 8 to 9."
         )
         page.locator("#undo-no").click()  # kept: nothing is sent
@@ -255,3 +256,36 @@ def test_undo_asks_first_names_the_roll_and_redo_puts_it_back(
             "undo refused (roll_id): the last roll is now"
         )
         assert len(table.state.history) == 3  # not the roll the GM was asked about: kept
+
+
+def test_undo_names_the_roll_and_a_refusal_across_a_new_tide_is_shown(
+    mosquitto: Mosquitto, table: Table, page: Page
+) -> None:
+    settings = mosquitto.settings()
+    with (
+        TablePublisher(table, settings) as publisher,
+        DisplayServer(settings, port=free_port()) as server,
+    ):
+        table.declare(ZHAO)
+        rolled = publisher.record(OMEN).id
+        page.goto(server.url)
+        expect(page.locator("#history li.roll")).to_have_count(1)
+        page.locator("summary", has_text="Set up the Tide").click()
+        page.locator("#form-tide [name=weight_a]").fill("6")
+        page.locator("#form-tide [name=weight_b]").fill("12")
+        page.locator("#form-tide [name=label_a]").fill("Imperial")
+        page.locator("#form-tide [name=label_b]").fill("Mongol")
+        page.locator("#form-tide button").click()
+        expect(page.locator("#label-a")).to_have_text("Imperial collapse")
+        page.locator("#undo").click()
+        expect(page.locator("#undo-what")).to_contain_text(
+            "Take back #1 (Zhao), d8 6, 2, 5 and d20 20: Zhao: 2 Marks"
+        )
+        page.locator("#undo-yes").click()
+        expect(page.locator("#undo-status")).to_have_text(
+            f"undo refused: cannot take back {rolled}: a new tide was set up after it "
+            "(Imperial v Mongol, the bar at 6 of 0..17); undo would lose that set-up"
+        )
+        expect(page.locator("#undo-status")).to_have_class("error")
+        assert [r.id for r in table.state.history] == [rolled]
+        assert table.bar().label_a == "Imperial"

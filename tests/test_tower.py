@@ -19,7 +19,7 @@ from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RuleError
 from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
-from tidetower.engine.tray import Reading, TowerState, Unreadable
+from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
 from tidetower.firmware.corrections import Corrections
 from tidetower.firmware.devices import STATUS_PATTERNS, TowerDevices
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
@@ -464,6 +464,51 @@ def test_a_correction_keeps_what_the_camera_read_before_any_die_was_entered(
     ((label),) = corrections.labels().values()
     assert [u["reason"] for u in label["camera"]["unreadable"]] == ["blurred 1", "blurred 2"]
     assert label["camera"]["dice"] == [] and len(label["dice"]) == 2
+
+
+def test_a_corner_the_gm_says_is_no_die_is_left_out_and_kept_so(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    empty, tray, _ = _half_out_of_frame()
+    read = tuple(DieRead("d6", v, (0.1 * v, 0.5, 0.1 * v + 0.08, 0.6), 0.95) for v in (4, 2))
+    corner = Unreadable((0.0, 0.0, 0.05, 0.05), "unsure of its kind: d10-tens? (0.25)")
+    corrections = Corrections(tmp_path / "corrections")
+
+    def reader(frame: np.ndarray) -> Reading:
+        return Reading(read, (corner,)) if frame is tray else Reading()
+
+    loop = _dropped_on(tray, empty, reader, corrections, tmp_path, factory)
+    assert loop.state is TowerState.NEEDS_ATTENTION
+    with pytest.raises(RuleError, match="unreadable die 1 does not exist"):
+        loop.drop_die(1)
+    loop.drop_die(0)
+    assert loop.state is TowerState.RESULT
+    (record,) = loop.table.state.history
+    assert [(d.kind.value, d.face) for d in record.roll.dice] == [("d6", 4), ("d6", 2)]
+    ((name, label),) = corrections.labels().items()
+    assert name == f"{record.id}.png" and [d["value"] for d in label["dice"]] == [4, 2]
+    assert label["camera"]["unreadable"][0]["reason"].startswith("unsure of its kind")
+    with pytest.raises(RuleError, match="no reading is waiting"):
+        loop.drop_die(0)  # a stale page: nothing pending, nothing changes
+    assert len(loop.table.state.history) == 1
+
+
+def test_a_throw_that_would_be_left_with_no_die_is_thrown_again(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    empty, tray, _ = _half_out_of_frame()
+    corner = Unreadable((0.0, 0.0, 0.05, 0.05), "unsure of its kind: d10-tens? (0.25)")
+
+    def reader(frame: np.ndarray) -> Reading:
+        return Reading((), (corner,)) if frame is tray else Reading()
+
+    corrections = Corrections(tmp_path / "corrections")
+    loop = _dropped_on(tray, empty, reader, corrections, tmp_path, factory)
+    before = loop.attention
+    with pytest.raises(RuleError, match=r"all that is left of the throw: .* throw again"):
+        loop.drop_die(0)
+    assert loop.state is TowerState.NEEDS_ATTENTION and loop.attention == before
+    assert loop.table.state.history == () and len(corrections) == 0
 
 
 def test_the_tray_photo_is_kept_for_the_gm_and_the_roll_and_typed_dice_say_so(

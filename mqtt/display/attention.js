@@ -1,7 +1,8 @@
 // The tower's state chip and the needs-attention panel: the tray's photo with each die's
 // box, a close-up of each die it could not read (cropped here from the photo), and fixing one
 // by picking its face, the reader's guesses first (cmd/die); or have the tray read again
-// (cmd/reread), or throw again (cmd/rethrow). Uses `$`, `send`, `trayPhoto` and
+// (cmd/reread), or throw again (cmd/rethrow); "Not a die" drops one the camera took for a die
+// (a tray corner, a shadow: cmd/die with not_a_die). Uses `$`, `send`, `trayPhoto` and
 // `lastSession` from the other scripts.
 "use strict";
 
@@ -124,8 +125,19 @@ function unreadableItem(unread, position, attention) {
   const drawFaces = () => faces.replaceChildren(...facePicker(unread.index, kind.value, attention, guesses()));
   kind.addEventListener("change", drawFaces);
   drawFaces();
-  item.append(title, crop, kind, faces);
+  item.append(title, crop, kind, faces, notADie(unread.index, attention));
   return item;
+}
+
+// The button that tells the tower this is no die: it is left out of the reading.
+function notADie(index, attention) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "not-a-die";
+  button.textContent = "Not a die";
+  button.setAttribute("aria-label", `#${index} is not a die`);
+  button.addEventListener("click", () => pendingFix.set(send("die", { index, not_a_die: true }), [attention, index]));
+  return button;
 }
 
 // The faces a kind shows: a units d10 0..9, a tens d10 00..90; null for a d100 (typed in).
@@ -170,7 +182,7 @@ function fixDie(index, kind, value, attention) {
   pendingFix.set(id, [attention, index]);
 }
 
-// A die entered: the loop drops it from the list (later ones move down one), unless the
+// A die entered (or said to be none): the loop drops it from the list (later ones move down one), unless the
 // tower has already sent the list as it now is.
 function attentionReplied(reply) {
   const fix = pendingFix.get(reply.id);

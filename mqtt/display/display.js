@@ -165,6 +165,7 @@ function showResult(reply) {
   if (reply.id === waitingFor) waitingFor = null;
   attentionReplied(reply);
   teachReplied(reply);
+  undoReplied(reply);
   for (const status of [$("cmd-status"), $("attention-status"), $("teach-status")]) {  // the GM sees it where they tapped
     status.className = reply.ok ? "ok" : "error";
     status.textContent = reply.ok ? `${reply.command}: done`

@@ -1,22 +1,31 @@
 // Undo moves the shared bar back, so the page asks first: which roll it takes back and where
 // the Tide goes; the undo names that roll (a roll recorded meanwhile is not taken back).
 // Redo puts back the roll undone last, while nothing else has changed (the tower says so in
-// `session.redo`). Uses `$`, `send`, `counted` and `lastSession` from the other scripts.
+// `session.redo`). A refused undo or redo says why beside the buttons (e.g. a new Tide set
+// up since that roll). Uses `$`, `send`, `faceText` and `lastSession` from the other scripts.
 "use strict";
 
 let undoing = null;  // the roll the confirmation on screen is about
 
 function askUndo() {
   const last = lastSession && lastSession.last_roll;
-  if (!last) { send("undo", {}); return; }  // nothing known to take back: the tower says why
+  if (!last) { sendUndo("undo", {}); return; }  // nothing known to take back: the tower says why
   undoing = last;
   const who = last.roller || (last.context && last.context.actor) || "";
   const moved = last.motions || [];
   const tide = moved.length ? ` The Tide goes back from ${moved[moved.length - 1].after} to ${moved[0].before}.` : "";
-  $("undo-what").textContent = `Take back #${last.seq}${who ? ` (${who})` : ""}: ${last.outcome.summary}?${tide}`;
+  const dice = diceWords(last.dice || []);
+  $("undo-what").textContent = `Take back #${last.seq}${who ? ` (${who})` : ""}${dice ? `, ${dice}` : ""}: ${last.outcome.summary}?${tide}`;
   $("undo-confirm").hidden = false;
   $("undo").hidden = true;
   $("undo-yes").focus();
+}
+
+// The dice of a roll by kind, as the GM would say them: "d8 8, 7, 6 and d20 10".
+function diceWords(dice) {
+  const byKind = new Map();
+  for (const die of dice) byKind.set(die.kind, [...(byKind.get(die.kind) || []), faceText(die)]);
+  return [...byKind].map(([kind, faces]) => `${kind} ${faces.join(", ")}`).join(" and ");
 }
 
 function closeUndo() {
@@ -28,7 +37,21 @@ function closeUndo() {
 function confirmUndo() {
   const roll = undoing;
   closeUndo();
-  send("undo", roll ? { roll_id: roll.id } : {});
+  sendUndo("undo", roll ? { roll_id: roll.id } : {});
+}
+
+function sendUndo(command, body) {
+  $("undo-status").className = "muted";
+  $("undo-status").textContent = `${command}: sent…`;
+  send(command, body);
+}
+
+// The tower's answer to an undo or a redo, beside their buttons: done, or refused and why.
+function undoReplied(reply) {
+  if (reply.command !== "undo" && reply.command !== "redo") return;
+  const status = $("undo-status");
+  status.className = reply.ok ? "ok" : "error";
+  status.textContent = reply.ok ? `${reply.command}: done` : `${reply.command} refused: ${reply.error.message}`;
 }
 
 // The redo button, while the tower has a roll to put back.
@@ -43,7 +66,7 @@ function wireUndo() {
   $("undo").addEventListener("click", askUndo);
   $("undo-yes").addEventListener("click", confirmUndo);
   $("undo-no").addEventListener("click", closeUndo);
-  $("redo").addEventListener("click", () => send("redo", {}));
+  $("redo").addEventListener("click", () => sendUndo("redo", {}));
 }
 
 document.addEventListener("DOMContentLoaded", wireUndo);
