@@ -114,12 +114,12 @@ function unreadableItem(unread, position, attention) {
   crop.hidden = true;  // until the tray's photo is in
   crop.setAttribute("aria-label", `close-up of die #${unread.index}`);
   const kind = document.createElement("select");
-  kind.className = "kind";
+  kind.className = "kind gm-only";  // a player sees the die, the GM enters it
   kind.setAttribute("aria-label", `kind of die #${unread.index}`);
   for (const name of ["d6", "d4", "d8", "d10", "d10-tens", "d12", "d20", "d100"]) kind.add(new Option(name, name));
   kind.value = unread.kind || likelyKind(attention);
   const faces = document.createElement("div");
-  faces.className = "faces";
+  faces.className = "faces gm-only";
   // the reader's guesses are for the kind it saw (any kind, when it was not sure of that)
   const guesses = () => (!unread.kind || kind.value === unread.kind ? unread.faces || [] : []);
   const drawFaces = () => faces.replaceChildren(...facePicker(unread.index, kind.value, attention, guesses()));
@@ -133,7 +133,7 @@ function unreadableItem(unread, position, attention) {
 function notADie(index, attention) {
   const button = document.createElement("button");
   button.type = "button";
-  button.className = "not-a-die";
+  button.className = "not-a-die gm-only";
   button.textContent = "Not a die";
   button.setAttribute("aria-label", `#${index} is not a die`);
   button.addEventListener("click", () => pendingFix.set(send("die", { index, not_a_die: true }), [attention, index]));
