@@ -177,6 +177,23 @@ def test_the_gm_says_a_tray_corner_is_not_a_die_from_the_page(
         expect(page.locator("#attention-panel")).to_be_hidden()  # nothing left to enter
 
 
+def test_a_player_sees_the_die_to_enter_but_none_of_the_gms_controls(
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
+) -> None:
+    settings = mosquitto.settings()
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings, Tray()) as publisher,
+        DisplayServer(settings, bind="0.0.0.0", port=free_port()) as server,  # a LAN page
+    ):
+        publisher.tower_state("needs-attention", CORNER_ATTENTION)
+        page.goto(server.url)
+        item = page.locator("#attention-panel .unreadable")
+        expect(item.locator("p").first).to_contain_text("Die #0")  # what the table waits for
+        for control in ("button.face", "select.kind", "button.not-a-die"):
+            expect(item.locator(control).first).to_be_hidden()
+        expect(page.locator("#attention-reread")).to_be_hidden()
+
+
 NUMERAL_ATTENTION = {
     "kind": "unreadable",
     "reason": "1 die(s) could not be read: unsure: d20 6 or 9 (0.55)",
