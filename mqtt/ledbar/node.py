@@ -143,6 +143,7 @@ def bar_state(bar: TidePayload) -> BarState:
         colour_b=bar.colour_b,
         routed=bar.routed,
         last_motion=Motion(motion.cause, motion.before, motion.after) if motion else None,
+        segments=tuple(bar.segments),
     )
 
 
