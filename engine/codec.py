@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from tidetower.engine.rules import JSONValue, RuleError
+from tidetower.engine.dice import DieError
+from tidetower.engine.rules import JSONValue, RollRecord, RuleError
 from tidetower.engine.systems import get_system
+from tidetower.engine.tray import DieRead, Reading, roll_of
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: each die of a roll points at the camera dice it was read from (`Die.read`) and a
+record's reading holds the camera's dice whole; a store of 1 is read and upgraded."""
 
 
 _ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
@@ -45,3 +51,42 @@ def dump_tracker(system: str, tracker: Any) -> JSONValue:
 def load_tracker(system: str, data: JSONValue) -> Any:
     """A system's tracker state rebuilt from JSON-ready data."""
     return load(get_system(system).state_type, data)
+
+
+def load_record(
+    data: Mapping[str, Any], beside: Sequence[Mapping[str, Any]] | None = None
+) -> RollRecord:
+    """A roll's record from the store or the outbox; one written before its dice pointed at
+    their reading (schema 1, its reading perhaps `beside` it in an older outbox event) is
+    upgraded first."""
+    dice = data.get("roll", {}).get("dice", [])
+    if all("read" in d for d in dice):
+        record: RollRecord = load(RollRecord, data)
+        return record
+    reading = data.get("reading") or beside
+    return _pointed(load(RollRecord, {**data, "reading": None}), reading)
+
+
+def _pointed(record: RollRecord, reading: Sequence[Mapping[str, Any]] | None) -> RollRecord:
+    """A schema-1 record with its reading as camera dice, and each die pointing at those it
+    was read from when pairing them as the tower does gives the dice recorded (else none: the
+    GM changed them since)."""
+    if reading is None:
+        return record
+    read = tuple(_camera_die(item) for item in reading)
+    try:
+        again = roll_of(Reading(read)).dice
+    except DieError:
+        again = ()
+    if [(d.kind, d.face) for d in again] == [(d.kind, d.face) for d in record.roll.dice]:
+        record = replace(record, roll=replace(record.roll, dice=again))
+    return replace(record, reading=read)
+
+
+def _camera_die(item: Mapping[str, Any]) -> DieRead:
+    """A camera die in schema 1's form (`DieRead.to_dict()`: no confidence when typed)."""
+    typed = item.get("confidence") is None
+    confidence = 1.0 if typed else item["confidence"]
+    body = {**item, "confidence": confidence, "typed": typed}
+    result: DieRead = load(DieRead, body)
+    return result

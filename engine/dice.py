@@ -42,6 +42,9 @@ class Die:
 
     kind: DieKind
     face: int
+    read: tuple[int, ...] = ()
+    """Indices into its roll's reading: the camera dice it was read from (a d100's tens die,
+    then its units die); none when the GM typed it in whole."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.face, int) or isinstance(self.face, bool):

@@ -11,6 +11,7 @@ from typing_extensions import TypeAliasType
 
 from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieKind, Roll
+from tidetower.engine.tray import DieRead
 
 Side = Literal["a", "b"]
 JSONValue = TypeAliasType(
@@ -102,9 +103,9 @@ class RollRecord:
     """When it was recorded, in seconds since the epoch (the Table's clock); None: unknown."""
     snapshot: str | None = None
     """The file name of the tray photo it was read from, if the tower kept one."""
-    reading: tuple[Mapping[str, JSONValue], ...] | None = None
-    """The camera's view of each die as it read them (confidence, box; a die the GM typed
-    has no confidence); None: the throw was entered by hand."""
+    reading: tuple[DieRead, ...] | None = None
+    """The camera's dice as it read them (confidence, box; or typed by the GM), which each die
+    of `roll` points at (`Die.read`); None: the throw was entered by hand."""
 
 
 @dataclass(frozen=True)

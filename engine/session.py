@@ -17,6 +17,7 @@ from tidetower.engine.codec import dump_tracker, load_tracker
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord, RuleError
 from tidetower.engine.systems import get_system
+from tidetower.engine.tray import DieRead
 
 ActionKind = Literal["undo", "redo", "reset", "system"]
 ACTIONS_KEPT = 20
@@ -109,6 +110,14 @@ def declared_odds(state: SessionState) -> Odds | None:
         return None
 
 
+def check_read(roll: Roll, reading: Sequence[DieRead] | None) -> None:
+    """Refuse a die that points at a camera die the reading does not have."""
+    count = 0 if reading is None else len(reading)
+    for die in roll.dice:
+        if any(not 0 <= i < count for i in die.read):
+            raise RuleError(f"{die} was read from camera dice {die.read}: {count} read", "dice")
+
+
 def record_roll(
     state: SessionState,
     roll: Roll,
@@ -116,11 +125,12 @@ def record_roll(
     *,
     at: float | None = None,
     snapshot: str | None = None,
-    reading: Sequence[Mapping[str, JSONValue]] | None = None,
+    reading: Sequence[DieRead] | None = None,
 ) -> tuple[SessionState, RollRecord]:
     """Resolve a roll under the declared context (or `context`) and add it to the history,
     with when it was recorded, its tray photo and the camera's reading, if known."""
     check_text(roll.roller, "roller", 80)
+    check_read(roll, reading)
     context = state.declared if context is None else context
     check_context(context)
     system = get_system(state.system)
@@ -135,7 +145,7 @@ def record_roll(
         state_before=dump_tracker(state.system, state.tracker),
         at=at,
         snapshot=snapshot,
-        reading=None if reading is None else tuple(dict(die) for die in reading),
+        reading=None if reading is None else tuple(reading),
     )
     return dataclasses.replace(
         state,

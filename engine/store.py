@@ -17,8 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tidetower.engine.codec import SCHEMA_VERSION, dump, dump_tracker, load, load_tracker
-from tidetower.engine.rules import JSONValue, RollContext, RollRecord
+from tidetower.engine.codec import (
+    SCHEMA_VERSION,
+    dump,
+    dump_tracker,
+    load,
+    load_record,
+    load_tracker,
+)
+from tidetower.engine.rules import JSONValue, RollContext
 from tidetower.engine.session import SessionState, TableAction
 from tidetower.engine.storelock import StoreClaim, StoreHeld, claim, keep_open
 
@@ -45,6 +52,10 @@ CREATE TABLE IF NOT EXISTS parked (
     reason TEXT NOT NULL
 );
 """
+
+
+READABLE = (1, SCHEMA_VERSION)
+"""The schemas a store may hold: 1 is upgraded as it is read (codec.load_record)."""
 
 
 @dataclass(frozen=True)
@@ -109,13 +120,13 @@ class SessionStore:
         row = self._db.execute("SELECT schema, body FROM session WHERE id = 1").fetchone()
         if row is None:
             return None
-        if row[0] != SCHEMA_VERSION:
+        if row[0] not in READABLE:
             raise StoreError(
                 f"{self.path} holds schema {row[0]}, this tower reads {SCHEMA_VERSION}"
             )
         body = json.loads(row[1])
         rows = self._db.execute("SELECT body FROM rolls ORDER BY seq").fetchall()
-        history = tuple(load(RollRecord, json.loads(r[0])) for r in rows)
+        history = tuple(load_record(json.loads(r[0])) for r in rows)
         return SessionState(
             session_id=body["session_id"],
             system=body["system"],
@@ -124,7 +135,7 @@ class SessionStore:
             history=history,
             next_seq=body["next_seq"],
             actions=tuple(load(TableAction, a) for a in body.get("actions", [])),
-            undone=tuple(load(RollRecord, r) for r in body.get("undone", [])),
+            undone=tuple(load_record(r) for r in body.get("undone", [])),
             set_up_after=body.get("set_up_after"),
         )
 

@@ -19,6 +19,7 @@ from tidetower.engine.hooks import Hooks, Problems
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord
 from tidetower.engine.session import SessionState, TableAction
 from tidetower.engine.store import OutboxEvent, SessionStore
+from tidetower.engine.tray import DieRead
 
 
 class Table:
@@ -81,7 +82,7 @@ class Table:
         self,
         roll: Roll,
         context: RollContext | None = None,
-        reading: Sequence[Mapping[str, JSONValue]] | None = None,
+        reading: Sequence[DieRead] | None = None,
         snapshot: str | None = None,
     ) -> RollRecord:
         """Resolve and keep a roll (with the camera's reading of it and the name of its tray

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal, get_args
 
+from tidetower.engine.dice import Die, DieError, DieKind, Roll
+
 DieName = Literal["d4", "d6", "d8", "d10", "d10-tens", "d12", "d20", "d100"]
 """Every die the tower names: the rules' kinds (engine.dice.DieKind) and the camera's tens
 d10, which the camera pairs with a units d10 to make a d100."""
@@ -168,6 +170,23 @@ class Reading:
     def values(self) -> tuple[int, ...]:
         """Return the read face values, sorted, for the rules engine."""
         return tuple(sorted(d.value for d in self.dice))
+
+
+def roll_of(reading: Reading) -> Roll:
+    """The throw as the rules see it, each die pointing at the camera dice it was read from:
+    a tens d10 read with a units d10 is one d100 (00 and 0 is 100), a units d10 alone shows 0
+    as 10, and a tens d10 alone is refused."""
+    combined = reading.combined
+    paired = {i for c in combined for i in c.dice}
+    dice = [Die(DieKind.D100, c.value, c.dice) for c in combined]
+    for i, read in enumerate(reading.dice):
+        if i in paired:
+            continue
+        if read.die == "d10-tens":
+            raise DieError("a tens d10 (00..90) was read without a units d10 to make a d100")
+        face = (read.value or 10) if read.die == "d10" else read.value
+        dice.append(Die(DieKind.parse(read.die), face, (i,)))
+    return Roll(tuple(dice))
 
 
 class TowerState(StrEnum):

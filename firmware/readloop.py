@@ -26,12 +26,12 @@ from tidetower.engine.tray import (
     AttentionKind,
     Reading,
     TowerState,
+    roll_of,
     unreadable_reason,
 )
 from tidetower.firmware.config import CameraConfig, LoopConfig
 from tidetower.firmware.corrections import Corrections, entered, not_a_die
 from tidetower.firmware.devices import TowerDevices
-from tidetower.firmware.rolls import roll_of
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.vision.settle import FrozenWatch, SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError, SourceExhausted
@@ -302,8 +302,7 @@ class ReadLoop:
             # the photo is on disk before anyone hears of the roll that names it
             photo = self._keep_photo(self.table.state.next_id)
             try:
-                dice = [d.to_dict() for d in reading.dice]
-                record = self.table.record(roll, reading=dice, snapshot=photo)
+                record = self.table.record(roll, reading=reading.dice, snapshot=photo)
             except BaseException:
                 if self.snapshots is not None:
                     self.snapshots.forget(photo)

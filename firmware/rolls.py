@@ -1,9 +1,8 @@
-"""From what the camera read to the dice the rules take: kinds, d10 faces and d100 pairs."""
+"""Between the camera's dice and the rules': a face the GM types, a rules die's camera dice."""
 
 from __future__ import annotations
 
-from tidetower.engine.dice import Die, DieError, DieKind, Roll
-from tidetower.engine.tray import Reading
+from tidetower.engine.dice import Die, DieError, DieKind
 from tidetower.vision.kinds import check_face
 
 
@@ -22,25 +21,7 @@ def entered_face(die: str, value: int) -> int:
     return value
 
 
-def roll_of(reading: Reading) -> Roll:
-    """The throw as the rules see it: each tens d10 read with a units d10 is one d100
-    (00 and 0 is 100), a units d10 alone shows 0 as 10, and a tens d10 alone is refused."""
-    combined = reading.combined
-    paired = {i for c in combined for i in c.dice}
-    dice = [Die(DieKind.D100, c.value) for c in combined]
-    for i, read in enumerate(reading.dice):
-        if i in paired:
-            continue
-        if read.die == "d10-tens":
-            raise DieError("a tens d10 (00..90) was read without a units d10 to make a d100")
-        if read.die == "d10":
-            dice.append(Die(DieKind.D10, read.value or 10))
-        else:
-            dice.append(Die(DieKind.parse(read.die), read.value))
-    return Roll(tuple(dice))
-
-
 def camera_kinds(kind: DieKind) -> tuple[str, ...]:
     """Return the dice the camera reads for one die of the rules: a d100 is a tens and a
-    units d10 (as roll_of pairs them back); any other die is its own kind."""
+    units d10 (as tray.roll_of pairs them back); any other die is its own kind."""
     return ("d10-tens", "d10") if kind is DieKind.D100 else (kind.value,)

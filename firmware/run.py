@@ -200,9 +200,7 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool, kept: bool) -> 
         raise ConfigExit(f"MQTT: {_taken_words(error)}") from None
     except ValueError as error:
         raise ConfigExit(f"MQTT: {error}") from None
-    tower.loop.before_record.append(
-        lambda reading: publisher.roll_seen([d.to_dict() for d in reading.dice])
-    )
+    tower.loop.before_record.append(lambda reading: publisher.roll_seen(reading.dice))
     if tower.learner is not None:
         publisher.follow_learning(tower.learner)
     try:

@@ -5,24 +5,22 @@ docs/mqtt.md shows an example of each. A change that breaks a reader bumps SCHEM
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
-from tidetower.engine.dice import DieKind
+from tidetower.engine.dice import Die, DieKind
+from tidetower.engine.rules import Side
 from tidetower.engine.session import ActionKind
 from tidetower.engine.systems.tide.marks import MarksKind
 from tidetower.engine.systems.tide.track import Footing, Size
 
 SCHEMA_VERSION = 1
 
-Side = Literal["a", "b"]
 Phase = Literal["new", "result", "undone"]
-DieName = tray.DieName
-"""Die kinds on the wire: the camera's (a units "d10" shows 0..9, "d10-tens" 00..90) and
-the rules' (a "d10" on its own shows 1..10; a tens and a units d10 together are a "d100")."""
+DieName = tray.DieName  # the one list of kinds: the camera's and the rules' (docs/mqtt.md)
 
 
 class _Wire(BaseModel):
@@ -143,8 +141,9 @@ def wire_named(camera: Mapping[str, Any]) -> dict[str, Any]:
     return body
 
 
-class DieRead(BaseModel):
-    """One die of a roll as read: kind, value, and the camera's confidence and box if any."""
+class DieBody(BaseModel):
+    """The wire's form of one die of a roll: kind, value, and the camera's confidence and box
+    (a camera die, `tray.DieRead`, in phase new; a rules die, `dice.Die`, once resolved)."""
 
     kind: DieName
     value: int
@@ -153,16 +152,33 @@ class DieRead(BaseModel):
     typed: bool = Field(False, description="the GM typed it: not a camera read (no confidence)")
 
     @classmethod
-    def seen(cls, die: tray.DieRead) -> DieRead:
-        """The die as the camera read it (or the GM typed it)."""
-        return cls.from_reading(die.to_dict())
+    def seen(cls, die: tray.DieRead) -> DieBody:
+        """The die as the camera read it (or the GM typed it); the reader's `check` stays out."""
+        body = die.to_dict()
+        body.pop("check", None)
+        return cls.model_validate({**wire_named(body), "typed": die.typed})
 
     @classmethod
-    def from_reading(cls, item: Mapping[str, Any]) -> DieRead:
-        """A die of a reading in its JSON form (as a roll's record keeps it); other keys
-        (the reader's `check`) are left out. One with no confidence was typed by the GM."""
-        body = wire_named(item)
-        return cls.model_validate({**body, "typed": body.get("confidence") is None})
+    def rolled(cls, die: Die, reading: Sequence[tray.DieRead]) -> DieBody:
+        """A rules die with what the camera dice it was read from say: a d100 is as sure as its
+        less sure half and lies where both lie; typed if the GM typed any (or all of it)."""
+        read = [cls.seen(reading[i]) for i in die.read]
+        typed = not read or any(d.typed for d in read)
+        sure = [d.confidence for d in read if d.confidence is not None]
+        boxes = [d.box for d in read if d.box is not None]
+        return cls(
+            kind=die.kind.value,
+            value=die.face,
+            confidence=None if typed or not sure else min(sure),
+            box=_around(boxes) if boxes else None,
+            typed=typed,
+        )
+
+
+def _around(boxes: Sequence[list[float]]) -> list[float]:
+    """The smallest box holding every one of `boxes`."""
+    x0, y0, x1, y1 = zip(*boxes, strict=True)
+    return [min(x0), min(y0), max(x1), max(y1)]
 
 
 class OutcomeBody(BaseModel):
@@ -182,7 +198,10 @@ class RollEvent(_Wire):
     system: str
     roller: str = ""
     context: dict[str, Any] = {}
-    dice: list[DieRead]
+    dice: list[DieBody] = Field(
+        description="new: the camera's dice (a units d10 shows 0); result, undone: the rules'"
+        " dice (a units d10's 0 is 10, a tens and a units d10 are one d100)"
+    )
     outcome: OutcomeBody | None = None
     motions: list[MotionBody] = []
     at: float | None = Field(None, description="when it was recorded, seconds since the epoch")
@@ -210,7 +229,7 @@ class AttentionBody(BaseModel):
     kind: tray.AttentionKind
     reason: str
     unreadable: list[UnreadableBody] = []
-    dice: list[DieRead] = []
+    dice: list[DieBody] = []
     snapshot: str | None = Field(None, description="the tray photo the reading came from")
 
 

@@ -18,12 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tidetower.engine.codec import dump
+from tidetower.engine.codec import dump, load_record
 from tidetower.engine.dice import Roll
 from tidetower.engine.hooks import printable
 from tidetower.engine.rules import RollContext, RollRecord
 from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead
 from tidetower.mqtt.client import BrokerClient, Message, Will
 from tidetower.mqtt.commands import CommandDesk, Detail, LearnControl, TowerControls
 from tidetower.mqtt.ha import discovery_messages
@@ -36,7 +37,7 @@ from tidetower.mqtt.payloads import (
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload
-from tidetower.mqtt.views import ReadingJson, roll_event, seen_event, session_payload, tide_payload
+from tidetower.mqtt.views import roll_event, seen_event, session_payload, tide_payload
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,6 @@ class TablePublisher:
             record=self._record_from_command,
         )
         self._learn: LearnPayload | None = None  # the latest learning state, if any
-        self._readings: dict[str, ReadingJson] = {}
         self._inflight = InFlight()
         self._ilock = threading.Lock()
         self._fresh = False
@@ -118,22 +118,18 @@ class TablePublisher:
         self.stop()
 
     def record(
-        self, roll: Roll, reading: ReadingJson | None = None, context: RollContext | None = None
+        self,
+        roll: Roll,
+        reading: Sequence[DieRead] | None = None,
+        context: RollContext | None = None,
     ) -> RollRecord:
-        """Record a roll on the table, publishing the camera's reading (confidence, box) too."""
-        with self.lock:
-            roll_id = self.table.state.next_id
-            if reading is not None:
-                self._keep_reading(roll_id, reading)
-            else:  # a refused camera roll's `new` must not lend its dice to this one
-                self._readings.pop(roll_id, None)
-            return self.table.record(roll, context, reading)
+        """Record a roll on the table with the camera dice its dice point at, if any."""
+        return self.table.record(roll, context, reading)
 
-    def roll_seen(self, reading: ReadingJson) -> None:
-        """Announce dice just seen (phase "new") and keep their reading for the result."""
+    def roll_seen(self, reading: Sequence[DieRead]) -> None:
+        """Announce dice just seen (phase "new"), under the id the roll will be recorded with."""
         with self.lock:
             event = seen_event(self.table.state, reading)
-            self._keep_reading(event.id, reading)
         self._send(self.topics.roll, event, retain=False)
 
     @property
@@ -190,11 +186,6 @@ class TablePublisher:
         return False
 
     # --- outbox ------------------------------------------------------------------------
-
-    def _keep_reading(self, roll_id: str, reading: ReadingJson) -> None:
-        self._readings[roll_id] = [dict(item) for item in reading]
-        while len(self._readings) > 100:
-            self._readings.pop(next(iter(self._readings)))
 
     def _on_change(self, _event: OutboxEvent) -> None:
         self._wake.set()
@@ -304,16 +295,12 @@ class TablePublisher:
         then the current `session` (skipped, and reported, if the table's cannot be made)."""
         messages: list[tuple[str, str, bool]] = []
         if kind in PHASES and "record" in body:
-            record = body["record"]
-            # The record keeps its own reading; an older event's is beside it, or the
-            # memory of its `new`.
-            reading = body.get("reading") or self._readings.get(record["id"])
-            event = roll_event(record, PHASES[kind], reading)
+            # an event older than records keeping their reading has it beside the record
+            record = load_record(body["record"], body.get("reading"))
+            event = roll_event(record, PHASES[kind])
             messages.append((self.topics.roll, event.model_dump_json(), False))
         messages.append((self.topics.tide, tide_payload(body["bar"]).model_dump_json(), True))
-        session = self._render(
-            self.topics.session, lambda: session_payload(self.table.state, self._readings)
-        )
+        session = self._render(self.topics.session, lambda: session_payload(self.table.state))
         if session is not None:
             messages.append((self.topics.session, session, True))
         return messages
@@ -355,7 +342,7 @@ class TablePublisher:
         """The retained tide and session as the table is now."""
         state = self.table.state
         self._send_built(self.topics.tide, lambda: tide_payload(dump(state.bar())), True)
-        self._send_built(self.topics.session, lambda: session_payload(state, self._readings), True)
+        self._send_built(self.topics.session, lambda: session_payload(state), True)
 
     def _publish_tower(self, only_if_due: bool) -> None:
         """The latest `tower`, with the latest problems; with no read loop, clear a retained

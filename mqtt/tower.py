@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from tidetower.engine.tray import Attention, Reading, TowerState
-from tidetower.mqtt.payloads import AttentionBody, DieRead, TowerPayload, UnreadableBody
+from tidetower.mqtt.payloads import AttentionBody, DieBody, TowerPayload, UnreadableBody
 
 
 class LoopView(Protocol):
@@ -51,7 +51,7 @@ def attention_body(attention: Attention | None) -> dict[str, Any] | None:
         kind=attention.kind,
         reason=attention.reason,
         unreadable=[UnreadableBody.seen(i, u) for i, u in enumerate(reading.unreadable)],
-        dice=[DieRead.seen(d) for d in reading.dice],
+        dice=[DieBody.seen(d) for d in reading.dice],
         snapshot=attention.snapshot,
     )
     return body.model_dump()

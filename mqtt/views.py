@@ -6,13 +6,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tidetower.engine import session as pure
+from tidetower.engine import tray
 from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
 from tidetower.engine.session import SessionState
 from tidetower.mqtt.payloads import (
     ActionItem,
-    DieRead,
+    DieBody,
     HistoryItem,
     MotionBody,
     OddsBody,
@@ -27,8 +28,6 @@ from tidetower.mqtt.payloads import (
 )
 
 HISTORY_LENGTH = 20
-ReadingJson = Sequence[Mapping[str, Any]]
-"""A reading's dice in their JSON form (`tray.DieRead.to_dict()`), as a roll's record keeps them."""
 
 
 def tide_payload(bar: Mapping[str, Any]) -> TidePayload:
@@ -76,9 +75,7 @@ def last_opening(state: SessionState) -> RollRecord | None:
     return next((r for r in reversed(state.history) if awaits_reply(r, state.system)), None)
 
 
-def session_payload(
-    state: SessionState, readings: Mapping[str, ReadingJson] | None = None
-) -> SessionPayload:
+def session_payload(state: SessionState) -> SessionPayload:
     """The retained `session`: system, sides, declared next roll, its odds, recent rolls,
     the GM's latest actions and the roll `redo` would put back."""
     bar = state.bar()
@@ -92,7 +89,7 @@ def session_payload(
         declared=dump(state.declared),
         odds=declared_odds(state),
         history=[history_item(r, state.system) for r in state.history[-HISTORY_LENGTH:]],
-        last_roll=_last_roll(state, readings or {}),
+        last_roll=None if state.last is None else roll_event(state.last, "result"),
         actions=[ActionItem.model_validate(dump(a)) for a in state.actions],
         redo=history_item(state.undone[-1], state.system) if state.undone else None,
     )
@@ -101,8 +98,6 @@ def session_payload(
 def history_item(record: RollRecord, system: str) -> HistoryItem:
     """A roll as the history lists it: who threw, when, its dice (and which the GM typed),
     what it came to, its tray photo, and whether a reply may name it (under `system`)."""
-    dice = [{"kind": d.kind.value, "face": d.face} for d in record.roll.dice]
-    read = dice_read(dice, record.reading)
     return HistoryItem(
         id=record.id,
         seq=record.seq,
@@ -111,61 +106,38 @@ def history_item(record: RollRecord, system: str) -> HistoryItem:
         roller=record.roll.roller or record.context.actor,
         at=record.at,
         snapshot=record.snapshot,
-        typed=[i for i, die in enumerate(read) if die.typed],
+        typed=[i for i, die in enumerate(rolled_dice(record)) if die.typed],
         awaiting_reply=awaits_reply(record, system),
     )
 
 
-def _reading(record: Mapping[str, Any], fallback: ReadingJson | None = None) -> ReadingJson | None:
-    """The camera's reading of a dumped record: its own, else one kept beside it (an outbox
-    event written before records kept theirs)."""
-    own: ReadingJson | None = record.get("reading")
-    return own if own is not None else fallback
+def rolled_dice(record: RollRecord) -> list[DieBody]:
+    """The record's dice on the wire, each with the confidence and box of the camera dice it
+    points at; a throw typed in by hand has no reading, and every die of it is typed."""
+    return [DieBody.rolled(die, record.reading or ()) for die in record.roll.dice]
 
 
-def _last_roll(state: SessionState, readings: Mapping[str, ReadingJson]) -> RollEvent | None:
-    last = state.last
-    if last is None:
-        return None
-    return roll_event(dump(last), "result", readings.get(last.id))
-
-
-def dice_read(dice: Sequence[Mapping[str, Any]], reading: ReadingJson | None) -> list[DieRead]:
-    """The record's dice, with confidence and box from the reading when it matches them;
-    with no reading, every die was typed by hand (a die the GM typed has no confidence)."""
-    read = [DieRead(kind=d["kind"], value=d["face"], typed=reading is None) for d in dice]
-    if reading is None or len(reading) != len(read):
-        return read
-    seen = [DieRead.from_reading(item) for item in reading]
-    if [(d.kind, d.value) for d in seen] != [(d.kind, d.value) for d in read]:
-        return read  # corrected by hand since: the camera's boxes no longer belong
-    return seen
-
-
-def roll_event(
-    record: Mapping[str, Any], phase: Phase, reading: ReadingJson | None = None
-) -> RollEvent:
-    """A `roll` event (result or undone) from a dumped RollRecord; `reading` is used when
-    the record has none of its own."""
-    outcome = record["outcome"]
-    motions = [MotionBody(**m) for m in outcome.get("motions", [])]
+def roll_event(record: RollRecord, phase: Phase) -> RollEvent:
+    """A `roll` event (result or undone) of a recorded roll."""
+    body = dump(record)
+    outcome: Any = body["outcome"]
     return RollEvent(
-        event=f"{record['id']}:{phase}",
-        id=record["id"],
-        seq=record["seq"],
+        event=f"{record.id}:{phase}",
+        id=record.id,
+        seq=record.seq,
         phase=phase,
-        system=record["system"],
-        roller=record["roll"].get("roller", ""),
-        context=record["context"],
-        dice=dice_read(record["roll"]["dice"], _reading(record, reading)),
-        outcome=OutcomeBody(summary=outcome["summary"], facts=outcome.get("facts", {})),
-        motions=motions,
-        at=record.get("at"),
-        snapshot=record.get("snapshot"),
+        system=record.system,
+        roller=record.roll.roller,
+        context=body["context"],
+        dice=rolled_dice(record),
+        outcome=OutcomeBody(summary=outcome["summary"], facts=outcome["facts"]),
+        motions=[MotionBody(**m) for m in outcome["motions"]],
+        at=record.at,
+        snapshot=record.snapshot,
     )
 
 
-def seen_event(state: SessionState, reading: ReadingJson) -> RollEvent:
+def seen_event(state: SessionState, reading: Sequence[tray.DieRead]) -> RollEvent:
     """The `new` event for dice just seen, under the id the roll will be recorded with."""
     roll_id = state.next_id
     return RollEvent(
@@ -175,5 +147,5 @@ def seen_event(state: SessionState, reading: ReadingJson) -> RollEvent:
         phase="new",
         system=state.system,
         context=dump(state.declared),
-        dice=[DieRead.from_reading(item) for item in reading],
+        dice=[DieBody.seen(die) for die in reading],
     )

@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead
 from tidetower.firmware.teach_cli import Progress
 from tidetower.mqtt.commands import TowerControls
 from tidetower.mqtt.display.server import DisplayServer, export_page
@@ -223,9 +224,9 @@ def test_the_page_draws_each_kind_and_offers_the_readers_guesses_first(
         expect(page.locator("#tower")).to_have_text("tower online")
         publisher.roll_seen(
             [
-                {"die": "d10-tens", "value": 0, "confidence": 0.9},
-                {"die": "d10", "value": 7, "confidence": 0.9},
-                {"die": "d20", "value": 17, "confidence": 0.9},
+                DieRead("d10-tens", 0, (0.1, 0.1, 0.2, 0.2), 0.9),
+                DieRead("d10", 7, (0.3, 0.1, 0.4, 0.2), 0.9),
+                DieRead("d20", 17, (0.5, 0.1, 0.6, 0.2), 0.9),
             ]
         )
         expect(page.locator("#dice .die")).to_have_count(3)

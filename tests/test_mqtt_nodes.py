@@ -21,6 +21,7 @@ from mqtt_fixtures import WAIT, Embedded, Listener, Mosquitto, free_port
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.firmware.cli import main
 from tidetower.mqtt.broker import BrokerStartError, EmbeddedBroker
 from tidetower.mqtt.ledbar.node import LedbarNode, TerminalRenderer
@@ -77,12 +78,11 @@ def test_outbox_events_wait_for_the_next_start_of_the_tower(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
     nowhere = mosquitto.settings().model_copy(update={"port": free_port()})  # no broker there
-    seen = [
-        {"kind": d.kind.value, "value": d.face, "confidence": 0.9, "box": [0.1, 0.1, 0.2, 0.2]}
-        for d in ROLL.dice
-    ]
+    seen = Reading(
+        tuple(DieRead(d.kind.value, d.face, (0.1, 0.1, 0.2, 0.2), 0.9) for d in ROLL.dice)
+    )
     with TablePublisher(Table(tmp_path / "s.db"), nowhere) as publisher:
-        ids = [publisher.record(ROLL, reading=seen).id for _ in range(3)]
+        ids = [publisher.record(roll_of(seen), reading=seen.dice).id for _ in range(3)]
     publisher.table.close()
     settings = mosquitto.settings(table=nowhere.table)
     topics = Topics.of(settings)

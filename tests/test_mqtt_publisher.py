@@ -11,21 +11,21 @@ from mqtt_fixtures import WAIT, Embedded, Listener, Mosquitto
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.mqtt.inbox import Inbox
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
-OMEN_ROLL = Roll((Die(DieKind.D8, 5), Die(DieKind.D8, 3), Die(DieKind.D20, 20)), "Zhao")
 ZHAO = RollContext(
     actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=2, tier=DieKind.D8
 )
-# as vision's DieRead.to_dict() gives it
-READING = [
-    {"die": "d8", "value": 5, "confidence": 0.97, "box": [0.1, 0.12, 0.4, 0.44]},
-    {"die": "d8", "value": 3, "confidence": 0.91, "box": [0.6, 0.12, 0.9, 0.44]},
-    {"die": "d20", "value": 20, "confidence": 0.88, "box": [0.12, 0.08, 0.17, 0.58]},
-]
+READING = (
+    DieRead("d8", 5, (0.1, 0.12, 0.4, 0.44), 0.97),
+    DieRead("d8", 3, (0.6, 0.12, 0.9, 0.44), 0.91),
+    DieRead("d20", 20, (0.12, 0.08, 0.17, 0.58), 0.88),
+)
+OMEN_ROLL = Roll(roll_of(Reading(READING)).dice, "Zhao")
 
 
 def omen_roll(publisher: TablePublisher) -> str:
@@ -46,11 +46,12 @@ def test_a_roll_goes_from_the_engine_to_a_subscriber(
         assert publisher.client.wait_connected(WAIT)
         publisher.table.declare(ZHAO)
         publisher.roll_seen(READING)  # as the read loop does, before it records the roll
-        roll_id = publisher.table.record(OMEN_ROLL).id
+        roll_id = publisher.table.record(OMEN_ROLL, reading=READING).id
         new = listener.json_on(topics.roll, lambda b: b["phase"] == "new")
         result = listener.json_on(topics.roll, lambda b: b["phase"] == "result")
         bar = listener.json_on(topics.tide, lambda b: b["position"] == 9)
-        second = publisher.record(OMEN_ROLL, reading=READING[::-1])  # not the dice thrown
+        unread = Roll(tuple(Die(d.kind, d.face) for d in OMEN_ROLL.dice))
+        second = publisher.record(unread, reading=READING)  # no die points at a camera die
         again = listener.json_on(topics.roll, lambda b: b["id"] == second.id)
     assert new["id"] == result["id"] == roll_id and new["seq"] == result["seq"] == 1
     assert result["event"] == f"{roll_id}:result" and result["v"] == 1
@@ -67,7 +68,7 @@ def test_a_roll_goes_from_the_engine_to_a_subscriber(
         "value": 5,
         "confidence": None,
         "box": None,
-        "typed": False,  # read by the camera, but which die is which is not known
+        "typed": True,  # no camera die behind it: typed in
     }
     assert result["outcome"]["summary"].startswith("Zhao: 1 Mark")
     assert result["motions"] == [{"cause": "omen 20 toward B's collapse", "before": 8, "after": 9}]

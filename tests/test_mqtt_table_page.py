@@ -20,6 +20,7 @@ from test_mqtt_display import Tray
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.mqtt.commands import TowerControls
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.publisher import TablePublisher
@@ -27,13 +28,13 @@ from tidetower.mqtt.publisher import TablePublisher
 ZHAO = RollContext(
     actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=3, tier=DieKind.D8
 )
-OMEN = Roll((Die(DieKind.D8, 6), Die(DieKind.D8, 2), Die(DieKind.D8, 5), Die(DieKind.D20, 20)))
-READING = [
-    {"die": "d8", "value": 6, "box": [0.1, 0.1, 0.2, 0.24], "confidence": 0.97},
-    {"die": "d8", "value": 2, "box": [0.3, 0.1, 0.4, 0.24], "confidence": 0.91},
-    {"die": "d8", "value": 5, "box": [0.5, 0.1, 0.6, 0.24], "confidence": 0.88},
-    {"die": "d20", "value": 20, "box": [0.7, 0.1, 0.8, 0.24], "confidence": None},  # typed
-]
+READING = (
+    DieRead("d8", 6, (0.1, 0.1, 0.2, 0.24), 0.97),
+    DieRead("d8", 2, (0.3, 0.1, 0.4, 0.24), 0.91),
+    DieRead("d8", 5, (0.5, 0.1, 0.6, 0.24), 0.88),
+    DieRead("d20", 20, (0.7, 0.1, 0.8, 0.24), 1.0, typed=True),  # typed
+)
+OMEN = roll_of(Reading(READING))
 START = 1_790_000_000.0  # the table's clock: rolls and GM actions carry when they happened
 
 

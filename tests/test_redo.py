@@ -14,17 +14,18 @@ from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.session import ACTIONS_KEPT
 from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.mqtt.views import session_payload
 
 ZHAO = RollContext(
     actor="Zhao", side="a", mode="unopposed", tide_linked=True, pool=2, tier=DieKind.D8
 )
-THROW = Roll((Die(DieKind.D8, 6), Die(DieKind.D8, 2), Die(DieKind.D20, 20)))
-READING = [
-    {"die": "d8", "value": 6, "box": [0.1, 0.1, 0.2, 0.2], "confidence": 0.97},
-    {"die": "d8", "value": 2, "box": [0.3, 0.1, 0.4, 0.2], "confidence": 0.91},
-    {"die": "d20", "value": 20, "box": [0.5, 0.1, 0.6, 0.2], "confidence": None},  # typed
-]
+READING = (
+    DieRead("d8", 6, (0.1, 0.1, 0.2, 0.2), 0.97),
+    DieRead("d8", 2, (0.3, 0.1, 0.4, 0.2), 0.91),
+    DieRead("d20", 20, (0.5, 0.1, 0.6, 0.2), 1.0, typed=True),  # typed
+)
+THROW = roll_of(Reading(READING))
 
 
 @pytest.fixture

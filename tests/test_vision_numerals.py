@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from pydantic import TypeAdapter, ValidationError
 
 from tidetower.engine.dice import DieError, DieKind
-from tidetower.engine.tray import DieRead, Reading
+from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.firmware.cli import main
-from tidetower.firmware.rolls import entered_face, roll_of
+from tidetower.firmware.rolls import entered_face
 from tidetower.vision.colours import colour_name
 from tidetower.vision.kinds import KINDS, check_face, face_values
 from tidetower.vision.numerals.nets import CLASSES

@@ -1,0 +1,180 @@
+"""One die from the camera to the store and the wire: confidence and box are never lost."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+from mqtt_fixtures import Listener, Mosquitto
+
+from tidetower.engine.rules import RollContext
+from tidetower.engine.store import SessionStore
+from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
+from tidetower.firmware.devices import TowerDevices
+from tidetower.firmware.readloop import ReadLoop
+from tidetower.firmware.sim import SIM_PINS
+from tidetower.mqtt.ledbar.node import bar_state
+from tidetower.mqtt.payloads import TidePayload
+from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.topics import Topics
+from tidetower.mqtt.views import session_payload
+from tidetower.vision.settle import SettleWatch
+from tidetower.vision.sources import FrameSource
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EMPTY = np.zeros((120, 160, 3), np.uint8)
+TRAY = EMPTY.copy()
+TRAY[40:80, 50:110] = 255
+ANA = RollContext(actor="Ana", side="a", mode="attack")
+ZERO = DieRead("d10", 0, (0.1, 0.1, 0.2, 0.2), 0.93)
+SEVEN = DieRead("d10", 7, (0.4, 0.1, 0.5, 0.2), 0.88)
+TENS = DieRead("d10-tens", 30, (0.1, 0.3, 0.2, 0.4), 0.91)
+UNITS = DieRead("d10", 7, (0.25, 0.32, 0.35, 0.45), 0.84)
+TWO_D10 = [
+    {"kind": "d10", "value": 10, "confidence": 0.93, "box": [0.1, 0.1, 0.2, 0.2], "typed": False},
+    {"kind": "d10", "value": 7, "confidence": 0.88, "box": [0.4, 0.1, 0.5, 0.2], "typed": False},
+]
+# a d100 is as sure as its less sure half, and lies where both its dice lie
+D100 = {"kind": "d100", "value": 37, "confidence": 0.84, "box": [0.1, 0.3, 0.35, 0.45]}
+
+
+class Frames(FrameSource):
+    """Frames from a list, the last one repeating: a camera over a tray nobody touches."""
+
+    def __init__(self, *frames: np.ndarray) -> None:
+        self.frames = list(frames)
+
+    def read(self, timeout: float | None = None) -> np.ndarray:
+        return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    pins = MockFactory(pin_class=MockPWMPin)
+    pins.reset()
+    yield pins
+    pins.reset()
+    Device.pin_factory = None
+
+
+def _thrown(table: Table, reading: Reading, factory: MockFactory) -> ReadLoop:
+    """Dice dropped through the beam under graded d100 that the camera reads as `reading`."""
+    table.switch_system("graded-d100")
+    table.declare(ANA)
+    loop = ReadLoop(
+        Frames(*[EMPTY] * 3, *[TRAY] * 10),
+        table,
+        lambda frame: reading if frame is TRAY else Reading(),
+        TowerDevices(SIM_PINS, pin_factory=factory),
+        SettleWatch(),
+    )
+    for _ in range(3):
+        loop.step()
+    factory.pin(SIM_PINS.drop_sensor).drive_low()
+    loop.step()
+    factory.pin(SIM_PINS.drop_sensor).drive_high()
+    for _ in range(10):
+        loop.step()
+    return loop
+
+
+@pytest.mark.parametrize(
+    ("read", "sent"),
+    [((ZERO, SEVEN), TWO_D10), ((TENS, UNITS), [{**D100, "typed": False}])],
+    ids=["d10-showing-0", "d100-pair"],
+)
+def test_the_result_on_the_wire_keeps_each_die_s_confidence_and_box(
+    mosquitto: Mosquitto,
+    tmp_path: Path,
+    factory: MockFactory,
+    read: tuple[DieRead, ...],
+    sent: list[dict[str, object]],
+) -> None:
+    settings = mosquitto.settings()
+    topics = Topics.of(settings)
+    with (
+        Listener(settings, topics.roll) as listener,
+        TablePublisher(Table(tmp_path / "s.db"), settings) as publisher,
+    ):
+        loop = _thrown(publisher.table, Reading(read), factory)
+        assert loop.state is TowerState.RESULT
+        result = listener.json_on(topics.roll, lambda b: b["phase"] == "result")
+    assert result["dice"] == sent
+
+
+def test_the_history_keeps_them_and_marks_a_half_the_gm_typed(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    blurred = Unreadable((0.25, 0.32, 0.35, 0.45), "blurred")
+    loop = _thrown(Table(tmp_path / "s.db"), Reading((TENS,), (blurred,)), factory)
+    loop.enter_die(0, "d10", 7)  # the GM types the units die the camera could not read
+    loop.table.close()
+    with Table(tmp_path / "s.db") as again:  # as the store keeps it
+        session = session_payload(again.state)
+    assert session.history[-1].dice == ["d100=37"] and session.history[-1].typed == [0]
+    assert session.last_roll is not None
+    (die,) = session.last_roll.dice
+    assert (die.kind, die.value, die.confidence, die.typed) == ("d100", 37, None, True)
+    assert die.box == D100["box"]
+
+
+def test_a_units_d10_s_0_is_10_in_the_history_with_its_confidence(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    loop = _thrown(Table(tmp_path / "s.db"), Reading((ZERO, SEVEN)), factory)
+    session = session_payload(loop.table.state)
+    assert session.history[-1].dice == ["d10=10", "d10=7"] and session.history[-1].typed == []
+    assert session.last_roll is not None
+    assert [d.model_dump() for d in session.last_roll.dice] == TWO_D10
+
+
+def test_a_store_written_before_dice_pointed_at_their_reading_still_loads(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    # store_schema1.db: written by the tower of 8545765 (see fixtures/README.md)
+    path = tmp_path / "old.db"
+    shutil.copy(FIXTURES / "store_schema1.db", path)
+    with SessionStore(path, read_only=True) as store:
+        state = store.load()
+    assert state is not None and [str(d) for d in state.undone[-1].roll.dice] == ["d100=100"]
+    session = session_payload(state)
+    assert [h.dice for h in session.history] == [["d10=10", "d10=7"], ["d100=37"]]
+    assert [h.typed for h in session.history] == [[1], []]
+    settings = mosquitto.settings()
+    topics = Topics.of(settings)
+    with (
+        Listener(settings, topics.roll) as listener,
+        TablePublisher(Table(path), settings) as publisher,  # sends the outbox it left
+    ):
+        first = listener.json_on(topics.roll, lambda b: b["seq"] == 1)
+        second = listener.json_on(topics.roll, lambda b: b["seq"] == 2)
+        assert publisher.table.state.history == state.history
+    assert [(d["value"], d["confidence"], d["typed"]) for d in first["dice"]] == [
+        (10, 0.93, False),
+        (7, None, True),
+    ]
+    assert second["dice"] == [
+        {**D100, "confidence": 0.84, "box": [0.1, 0.3, 0.35, 0.4], "typed": False}
+    ]
+
+
+def test_the_led_node_keeps_a_tracker_s_segments() -> None:
+    wire = TidePayload(
+        system="d6-pool",
+        low=0,
+        high=6,
+        length=6,
+        position=2,
+        label_a="A",
+        label_b="B",
+        colour_a="#dc143c",
+        colour_b="#008080",
+        segments=[("Alarm", 2, 6), ("Escape", 1, 4)],
+    )
+    assert bar_state(wire).segments == (("Alarm", 2, 6), ("Escape", 1, 4))
