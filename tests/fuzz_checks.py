@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from fuzz_strategies import Sent
 from pydantic import BaseModel
 
-from tidetower.engine.codec import dump
+from tidetower.engine.codec import dump, load_record
 from tidetower.engine.rules import BarState
 from tidetower.engine.session import SessionState
 from tidetower.engine.store import OutboxEvent, SessionStore
@@ -156,7 +156,7 @@ def event_payloads(event: OutboxEvent, state: SessionState) -> list[BaseModel]:
     record = body.get("record")
     if event.kind in PHASES and isinstance(record, dict):
         reading: Any = body.get("reading")
-        payloads.append(roll_event(record, PHASES[event.kind], reading))
+        payloads.append(roll_event(load_record(record, reading), PHASES[event.kind]))
     payloads.append(tide_payload(body["bar"]))  # type: ignore[arg-type]
     payloads.append(session_payload(state))
     return payloads

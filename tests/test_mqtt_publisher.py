@@ -118,7 +118,7 @@ def test_results_made_before_the_broker_is_up_go_out_once_it_is(tmp_path: Path) 
     table = Table(tmp_path / "s.db")
     with TablePublisher(table, settings) as publisher:
         omen_roll(publisher)
-        publisher.record(OMEN_ROLL)
+        publisher.record(OMEN_ROLL, reading=READING)
         assert len(table.store.pending()) == 3
         broker.start()
         try:
@@ -143,14 +143,16 @@ def test_broker_killed_mid_session_every_result_arrives_once_in_order(
         Listener(settings, topics.roll, persistent=True, client_id="gm-tablet") as listener,
         TablePublisher(table, settings) as publisher,
     ):
-        ids = [omen_roll(publisher)] + [publisher.record(OMEN_ROLL).id for _ in range(2)]
+        ids = [omen_roll(publisher)] + [
+            publisher.record(OMEN_ROLL, reading=READING).id for _ in range(2)
+        ]
         listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
         mosquitto.wait_saved()  # a broker killed -9 keeps only the sessions it has saved
         mosquitto.kill()
-        ids += [publisher.record(OMEN_ROLL).id for _ in range(3)]
+        ids += [publisher.record(OMEN_ROLL, reading=READING).id for _ in range(3)]
         assert len(table.store.pending()) >= 3
         mosquitto.start()
-        ids += [publisher.record(OMEN_ROLL).id for _ in range(3)]
+        ids += [publisher.record(OMEN_ROLL, reading=READING).id for _ in range(3)]
         listener.json_on(topics.roll, lambda b: b["id"] == ids[-1])
         for message in listener.drain():
             body = json.loads(message.payload)
