@@ -214,9 +214,9 @@ def test_undo_asks_first_names_the_roll_and_redo_puts_it_back(
         TablePublisher(table, settings) as publisher,
         DisplayServer(settings, port=free_port()) as server,
     ):
-        for roll in (OMEN, calm):
+        for roll, reading in ((OMEN, READING), (calm, None)):
             table.declare(ZHAO)
-            publisher.record(roll)
+            publisher.record(roll, reading)
         first, second = (r.id for r in table.state.history)
         page.goto(server.url)
         expect(page.locator("#history li.roll")).to_have_count(2)
@@ -250,7 +250,7 @@ def test_undo_asks_first_names_the_roll_and_redo_puts_it_back(
         page.locator("#undo").click()  # the GM is asked about #3 ...
         expect(page.locator("#undo-what")).to_contain_text("Take back #3")
         table.declare(ZHAO)
-        publisher.record(OMEN)  # ... while another roll comes in
+        publisher.record(OMEN, reading=READING)  # ... while another roll comes in
         expect(page.locator("#history li.roll")).to_have_count(3)
         page.locator("#undo-yes").click()
         expect(page.locator("#cmd-status")).to_contain_text(
@@ -268,7 +268,7 @@ def test_undo_names_the_roll_and_a_refusal_across_a_new_tide_is_shown(
         DisplayServer(settings, port=free_port()) as server,
     ):
         table.declare(ZHAO)
-        rolled = publisher.record(OMEN).id
+        rolled = publisher.record(OMEN, reading=READING).id
         page.goto(server.url)
         expect(page.locator("#history li.roll")).to_have_count(1)
         page.locator("summary", has_text="Set up the Tide").click()

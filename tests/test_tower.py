@@ -545,7 +545,7 @@ def test_the_tray_photo_is_kept_for_the_gm_and_the_roll_and_typed_dice_say_so(
     record = loop.table.state.history[0]
     assert on_disk == [True]  # the photo was there before anyone heard of the roll
     assert record.snapshot == f"{record.id}.jpg" and record.reading is not None
-    assert [d["confidence"] for d in record.reading] == [None, None]  # typed by the GM
+    assert [d.typed for d in record.reading] == [True, True]  # typed by the GM
 
 
 def test_rereads_between_steps_never_stop_the_simulated_table(
