@@ -4,7 +4,6 @@ whatever the tower accepted it can store, publish, draw and reload."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 import sys
@@ -190,7 +189,7 @@ def check_tide_reloads(bar: BarState) -> TidePayload:
     tide = tide_payload(dump(bar))
     again = TidePayload.model_validate_json(tide.model_dump_json())
     assert again == tide
-    assert bar_state(again) == dataclasses.replace(bar, segments=())
+    assert bar_state(again) == bar
     return again
 
 
