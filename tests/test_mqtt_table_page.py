@@ -20,9 +20,9 @@ from test_mqtt_display import Tray
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
-from tidetower.mqtt.commands import TowerControls
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.registry import TowerControls
 
 ZHAO = RollContext(
     actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=3, tier=DieKind.D8
