@@ -9,8 +9,9 @@ from collections.abc import Callable
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.firmware.devices import TowerDevices
-from tidetower.mqtt.commands import CommandDesk, Refused, declare_command
-from tidetower.mqtt.payloads import Command, RereadCommand, UndoCommand
+from tidetower.mqtt.bodies import Refused
+from tidetower.mqtt.commands import CommandDesk, declare_command
+from tidetower.mqtt.registry import COMMANDS
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +22,8 @@ AMENDS: dict[str, Amend] = {
     "link": lambda declared: dataclasses.replace(declared, tide_linked=not declared.tide_linked),
 }
 """Buttons that change the declared roll: side A, side B, Tide-linked or personal."""
-PLAIN: dict[str, Callable[[str], Command]] = {
-    "undo": lambda request: UndoCommand(id=request),
-    "reread": lambda request: RereadCommand(id=request),
-}
-"""Buttons that are a command of their own."""
+PLAIN: dict[str, str] = {"undo": "undo", "reread": "reread"}
+"""Buttons that are a command of their own: the registry's command each sends."""
 
 
 class Buttons:
@@ -51,8 +49,8 @@ class Buttons:
 
     def _apply(self, name: str) -> None:
         request = f"button:{name}"
-        if name in PLAIN:  # the read loop's own lock, never under the table's
-            self.desk.apply(PLAIN[name](request))
+        if name in PLAIN:  # the desk takes the lock the command needs, never under the table's
+            self.desk.apply(COMMANDS[PLAIN[name]].model(id=request))
             return
         with self.table.lock:  # the declared roll read and amended in one step
             self.desk.apply(declare_command(AMENDS[name](self.table.state.declared), request))

@@ -36,11 +36,8 @@ def _camera_config(config_path: Path | None, sim: bool) -> TowerConfig:
 
 def _exposure(camera: FrameSource) -> dict[str, Any]:
     """Exposure settings to lock on the next start, when the camera can report them."""
-    metadata = getattr(camera, "metadata", None)
-    if metadata is None:
-        return {}
-    wanted = ("ExposureTime", "AnalogueGain", "ColourGains")
-    return {k: v for k, v in metadata().items() if k in wanted}
+    exposure = getattr(camera, "exposure", None)  # the Pi camera's (vision/sources/pi_camera.py)
+    return {} if exposure is None else dict(exposure())
 
 
 @click.command("calibrate")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -16,7 +16,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from tidetower.enclosure.params import EnclosureParams
 from tidetower.engine.files import MAX_DEPTH, HostileFile, nesting, read_bounded
@@ -26,7 +26,8 @@ from tidetower.engine.systems import get_system
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.towerfiles import DEFAULT_STORE
 from tidetower.vision.read import reader_problem
-from tidetower.vision.settings import ReaderSettings
+from tidetower.vision.sources.base import SourceConfig
+from tidetower.vision.sources.registry import SOURCES, CameraConfig
 
 BcmPin = Annotated[int, Field(ge=0, le=27)]
 """A GPIO pin by its BCM number: 0 to 27 on a Raspberry Pi's 40-pin header."""
@@ -104,20 +105,6 @@ class TableConfig(Section):
         return settings
 
 
-class CameraConfig(Section):
-    """Which frame source to use, and the calibration of the empty tray."""
-
-    source: Literal["picamera2", "webcam", "replay", "simulated"]
-    device: int | str = 0
-    path: Path | None = None
-    size: tuple[int, int] | None = None
-    calibration: Path | None = None
-    frame_timeout_s: float = Field(2.0, gt=0, le=3600)
-    reader: ReaderSettings = Field(default_factory=ReaderSettings)
-    """[camera.reader]: the dice reader's knobs (vision/settings.py), its taught `profile` and
-    colour `pins`; the defaults suit most trays."""
-
-
 class PinsConfig(Section):
     """BCM pin numbers of the parts fitted; leave a part out if the tower has none."""
 
@@ -174,7 +161,7 @@ class TowerConfig(Section):
     ) -> EnclosureParams | None:
         """The camera's height was worked out for enclosure.capture: it must be camera.size."""
         camera = info.data.get("camera")
-        size = camera.size if isinstance(camera, CameraConfig) else None
+        size = camera.size if isinstance(camera, SourceConfig) else None
         if enclosure is not None and size is not None and tuple(size) != enclosure.capture:
             raise ValueError(
                 f"capture {list(enclosure.capture)} is not camera.size {list(size)}: the "
@@ -198,8 +185,8 @@ def describe_errors(error: ValidationError) -> str:
     """One line per problem: the key path, what is wrong, and the value found (a plain value
     only: never a whole table, never a secret's)."""
     lines = []
-    for problem in error.errors():
-        loc = [str(part) for part in problem["loc"]]
+    for problem in map(_at_the_source_key, error.errors()):
+        loc = _keys(problem["loc"])
         value = problem.get("input")
         context = problem.get("ctx") or {}
         if problem["type"] == "setting_refused":
@@ -213,6 +200,28 @@ def describe_errors(error: ValidationError) -> str:
         else:
             lines.append(f"{path}: {problem['msg']} (found {_cut(repr(value))})")
     return "\n".join(lines)
+
+
+def _at_the_source_key(problem: ErrorDetails) -> ErrorDetails:
+    """A `[camera]` whose `source` is missing or names no frame source, said at the
+    `source` key, as for any other key."""
+    context, loc = problem.get("ctx") or {}, (*problem["loc"], "source")
+    if problem["type"] == "union_tag_not_found":
+        return {**problem, "type": "missing", "loc": loc, "msg": "Field required"}
+    if problem["type"] == "union_tag_invalid":
+        known = ", ".join(repr(name) for name in SOURCES)
+        message = f"Input should be one of {known}"
+        return {**problem, "loc": loc, "msg": message, "input": context.get("tag")}
+    return problem
+
+
+def _keys(loc: tuple[int | str, ...]) -> list[str]:
+    """The TOML keys of an error's location: pydantic puts the camera's `source` in it
+    (`camera.replay.path`), which is no key of the file (`camera.path`)."""
+    keys = [str(part) for part in loc]
+    if keys[:1] == ["camera"] and keys[1:2] and keys[1] in SOURCES:
+        del keys[1]
+    return keys
 
 
 def _secret(path: str) -> bool:

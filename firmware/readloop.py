@@ -29,12 +29,13 @@ from tidetower.engine.tray import (
     roll_of,
     unreadable_reason,
 )
-from tidetower.firmware.config import CameraConfig, LoopConfig
+from tidetower.firmware.config import LoopConfig
 from tidetower.firmware.corrections import Corrections, entered, not_a_die
 from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.vision.settle import FrozenWatch, SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError, SourceExhausted
+from tidetower.vision.sources.base import SourceConfig
 
 Reader = Callable[[np.ndarray], Reading]
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class LoopTiming:
     clear_frames: int = _CONFIGURED.clear_frames
     roll_timeout_s: float = _CONFIGURED.roll_timeout_s
     sensor_timeout_s: float = _CONFIGURED.sensor_timeout_s
-    frame_timeout_s: float = CameraConfig.model_fields["frame_timeout_s"].default
+    frame_timeout_s: float = SourceConfig.model_fields["frame_timeout_s"].default
     frozen_frames: int = 50
     """Byte-identical frames in a row that mean the camera froze (real sensors are noisy)."""
 

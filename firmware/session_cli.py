@@ -19,17 +19,9 @@ from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.systems.tide.marks import TIERS
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
 from tidetower.engine.table import Table
-from tidetower.mqtt.commands import CommandDesk, Refused, checked
+from tidetower.mqtt.bodies import Refused
+from tidetower.mqtt.commands import CommandDesk, validate
 from tidetower.mqtt.ledbar.terminal import render_bar
-from tidetower.mqtt.payloads import (
-    Command,
-    DeclareCommand,
-    RedoCommand,
-    RollCommand,
-    SystemCommand,
-    TideCommand,
-    UndoCommand,
-)
 from tidetower.mqtt.typed_dice import parse_dice
 from tidetower.mqtt.views import last_opening
 from tidetower.mqtt.wording import declared_line
@@ -80,11 +72,12 @@ def read_session(store: Path) -> SessionState:
     return state
 
 
-def apply(table: Table, kind: type[Command], **body: Any) -> None:
-    """Carry out one GM command through the desk MQTT and the buttons use; a refusal is a
-    one-line CLI error naming the field, and changes nothing."""
+def apply(table: Table, command: str, **body: Any) -> None:
+    """Carry out the GM command `command` (the registry's, as on `cmd/<name>`) through the desk
+    MQTT and the buttons use; a refusal is a one-line CLI error naming the field, and changes
+    nothing."""
     try:
-        CommandDesk(table).apply(checked(kind, {"id": "cli", **body}))
+        CommandDesk(table).apply(validate(command, {"id": "cli", **body}))
     except Refused as refused:
         raise click.ClickException(refused.message) from None
 
@@ -158,7 +151,7 @@ def show(store: Path, as_json: bool, last: int) -> None:
 def tide(store: Path, **settings: Any) -> None:
     """Set up (or reset) the Tide: the two sides' weights, the size and the footing."""
     with open_table(store, create=True) as table:
-        apply(table, TideCommand, **settings)
+        apply(table, "tide", **settings)
         click.echo(render_bar(table.bar()))
 
 
@@ -207,7 +200,7 @@ def declare(
         raise click.UsageError("give --reply (the last opening roll) or --reply-to ID, not both")
     with open_table(store) as table:
         replying = _replying_to(table, LAST if reply else reply_to)
-        apply(table, DeclareCommand, tier=tier, reply_to=replying, **fields)
+        apply(table, "declare", tier=tier, reply_to=replying, **fields)
         click.echo(f"declared: {declared_line(dump(table.state.declared))}")
 
 
@@ -222,14 +215,14 @@ def _recording(
 
 def _recorded(table: Table, dice: list[dict[str, Any]]) -> RollRecord:
     """Record `dice` through the desk; the record is the table's last roll."""
-    apply(table, RollCommand, dice=dice)
+    apply(table, "roll", dice=dice)
     return table.state.history[-1]
 
 
 def _undone(table: Table) -> RollRecord:
     """Take the last roll back through the desk, which refuses when there is none."""
     taken = table.state.history[-1:]
-    apply(table, UndoCommand)
+    apply(table, "undo")
     return taken[0]
 
 
@@ -253,7 +246,7 @@ def undo(store: Path, as_json: bool) -> None:
 
 def _redone(table: Table) -> RollRecord:
     """Put the roll taken back last back through the desk, which refuses when it cannot."""
-    apply(table, RedoCommand)
+    apply(table, "redo")
     return table.state.history[-1]
 
 
@@ -271,7 +264,7 @@ def redo(store: Path, as_json: bool) -> None:
 def system(store: Path, name: str) -> None:
     """Switch the table to another rule system (its tracker starts fresh)."""
     with open_table(store, create=True) as table:
-        apply(table, SystemCommand, name=name)
+        apply(table, "system", name=name)
         click.echo(f"now playing {name}")
 
 

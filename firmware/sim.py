@@ -14,13 +14,13 @@ from tidetower.engine.dice import DieKind
 from tidetower.engine.rules import JSONValue, RollContext, RuleError
 from tidetower.engine.systems import get_system
 from tidetower.engine.tray import TowerState
-from tidetower.firmware.config import CameraConfig, PinsConfig, TableConfig, TowerConfig
+from tidetower.firmware.config import PinsConfig, TableConfig, TowerConfig
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.firmware.rolls import camera_kinds
 from tidetower.firmware.tower import TowerParts, real_parts
 from tidetower.mqtt.ledbar.strip import ROUT_SECONDS
 from tidetower.vision.settings import Calibration
-from tidetower.vision.sources.simulated import SimulatedSource
+from tidetower.vision.sources.simulated import SimulatedConfig, SimulatedSource
 from tidetower.vision.synth import SynthDie
 
 ROUT_PAUSE = ROUT_SECONDS + 0.5
@@ -48,9 +48,7 @@ def sim_config(store: Path, system: str = "tide") -> TowerConfig:
     table = TableConfig.model_validate(
         {"system": system, "settings": {}, "store": store, "snapshots_keep": 50}
     )
-    return TowerConfig(
-        table=table, camera=CameraConfig(source="simulated"), pins=SIM_PINS.model_copy()
-    )
+    return TowerConfig(table=table, camera=SimulatedConfig(), pins=SIM_PINS.model_copy())
 
 
 GM_MODES = {

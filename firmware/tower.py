@@ -15,19 +15,19 @@ from gpiozero.pins import Factory
 from tidetower.engine.table import Table
 from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.buttons import Buttons
-from tidetower.firmware.config import CameraConfig, TowerConfig
+from tidetower.firmware.config import TowerConfig
 from tidetower.firmware.corrections import Corrections, CorrectionWatch
 from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.learn import STOP_SECONDS, Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.mqtt.commands import CommandDesk
-from tidetower.vision.calibrate import exposure_of, load_calibration
+from tidetower.vision.calibrate import load_calibration
 from tidetower.vision.read import read_dice
 from tidetower.vision.settings import Calibration
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource
-from tidetower.vision.sources.simulated import SimulatedSource
+from tidetower.vision.sources.registry import CameraConfig
 
 log = logging.getLogger(__name__)
 
@@ -66,36 +66,9 @@ def real_parts(config: TowerConfig, pin_factory: Factory | None = None) -> Tower
 
 
 def open_camera(camera: CameraConfig, seed: int = 0) -> FrameSource:
-    """The frame source the config names; picamera2 is imported only when chosen."""
-    if camera.source == "simulated":
-        return SimulatedSource(seed)
-    if camera.source == "replay":
-        from tidetower.vision.sources.replay import ReplaySource
-
-        if camera.path is None:
-            raise ValueError("camera.path is required for a replay source")
-        return ReplaySource(camera.path)
-    if camera.source == "webcam":
-        from tidetower.vision.sources.webcam import WebcamSource
-
-        return WebcamSource(camera.device, camera.size)
-    from tidetower.vision.sources.pi_camera import PiCameraSource
-
-    locked = _locked_exposure(camera.calibration)
-    return PiCameraSource(size=camera.size or (1296, 972), **locked)
-
-
-def _locked_exposure(calibration: Path | None) -> dict[str, Any]:
-    """Exposure and white balance measured at calibration, to lock the Pi camera to."""
-    if calibration is None or not (calibration / "calibration.json").exists():
-        return {}
-    stored = exposure_of(calibration)
-    gains = stored.get("ColourGains")
-    return {
-        "exposure_us": stored.get("ExposureTime"),
-        "analogue_gain": stored.get("AnalogueGain"),
-        "colour_gains": tuple(gains) if gains else None,
-    }
+    """The frame source the config names, opened by its own config model
+    (vision/sources/registry.py); picamera2 is imported only when chosen."""
+    return camera.open(seed)
 
 
 class Tower:

@@ -24,13 +24,12 @@ import click
 from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.lan import GM_USER, TOKEN_FILE
 from tidetower.mqtt.options import node_options, node_settings
+from tidetower.mqtt.registry import COMMANDS, reply_line
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.towerfiles import configured_store
 from tidetower.mqtt.typed_dice import is_typed_die, parse_dice
-from tidetower.mqtt.wording import reply_line
 
-COMMANDS = ("declare", "tide", "system", "roll", "die", "undo", "redo", "reread", "rethrow")
 Reply = dict[str, Any]
 LAST = "last"
 """`reply_to=last`: the latest roll of the session that awaits a reply."""
@@ -135,7 +134,7 @@ def last_opening(sessions: queue.Queue[Message], timeout: float) -> str:
 
 
 @click.command("gm")
-@click.argument("command", type=click.Choice(COMMANDS))
+@click.argument("command", type=click.Choice(tuple(COMMANDS)))
 @click.argument("fields", nargs=-1)
 @node_options
 @click.option(

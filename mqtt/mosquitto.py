@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tidetower.mqtt.broker import BrokerStartError, check_free
 from tidetower.mqtt.lan import GM_USER, TOWER_USER, LanAccess, write_private
-from tidetower.mqtt.payloads import COMMAND_TYPES
+from tidetower.mqtt.registry import COMMANDS
 from tidetower.mqtt.settings import MqttSettings
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def acl_text(settings: MqttSettings) -> str:
     base = f"{settings.prefix}/{settings.table}"
     lines = ["# anonymous guests: the table, read only", f"topic read {base}/#"]
     lines += [f"user {TOWER_USER}", "topic readwrite #", f"user {GM_USER}", f"topic read {base}/#"]
-    lines += [f"topic write {base}/cmd/{name}" for name in sorted(COMMAND_TYPES)]
+    lines += [f"topic write {base}/cmd/{name}" for name in sorted(COMMANDS)]
     return "\n".join(lines)
 
 

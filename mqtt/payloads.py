@@ -451,18 +451,4 @@ class LearnCommand(Command):
     """Learn from the corrections the GM has made: taught, checked, adopted only if no worse."""
 
 
-COMMAND_TYPES: dict[str, type[Command]] = {
-    "declare": DeclareCommand,
-    "tide": TideCommand,
-    "system": SystemCommand,
-    "roll": RollCommand,
-    "die": DieCommand,
-    "undo": UndoCommand,
-    "redo": RedoCommand,
-    "reread": RereadCommand,
-    "rethrow": RethrowCommand,
-    "learn": LearnCommand,
-    "teach": TeachCommand,
-}
-
 SessionPayload.model_rebuild()

@@ -26,7 +26,7 @@ from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead
 from tidetower.mqtt.client import BrokerClient, Message, Will
-from tidetower.mqtt.commands import CommandDesk, Detail, LearnControl, TowerControls
+from tidetower.mqtt.commands import CommandDesk
 from tidetower.mqtt.ha import discovery_messages
 from tidetower.mqtt.inflight import WINDOW, InFlight
 from tidetower.mqtt.payloads import (
@@ -34,6 +34,7 @@ from tidetower.mqtt.payloads import (
     Phase,
     TowerPayload,
 )
+from tidetower.mqtt.registry import Detail, LearnControl, TowerControls
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload

@@ -9,11 +9,11 @@ from contextlib import contextmanager
 from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
 from tidetower.mqtt.broker import EmbeddedBroker
-from tidetower.mqtt.commands import LearnControl, TowerControls
 from tidetower.mqtt.lan import GM_USER, LanAccess, lan_access, tower_login
 from tidetower.mqtt.mosquitto import SupervisedMosquitto
 from tidetower.mqtt.options import say_connection
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.registry import LearnControl, TowerControls
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.tower import LoopView
 

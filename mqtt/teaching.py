@@ -12,8 +12,8 @@ import queue
 import threading
 from pathlib import Path
 
+from tidetower.mqtt.bodies import Refused, checked, parse_body, request_id
 from tidetower.mqtt.client import BrokerClient, Message, Will
-from tidetower.mqtt.commands import Refused, checked, parse_body, request_id
 from tidetower.mqtt.lan import lan_access, tower_login
 from tidetower.mqtt.payloads import CommandError, CommandResult, TeachCommand, TeachPayload
 from tidetower.mqtt.runtime import TowerBroker, start_broker

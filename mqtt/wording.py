@@ -1,9 +1,9 @@
-"""Sentences a person reads: the declared roll and the tower's reply to a GM command, as
-`tidetower gm` and `tidetower session` print them (`--json` keeps the raw form for scripts)."""
+"""Sentences a person reads: the declared roll, as `tidetower session` prints it and a
+declare's done-sentence (mqtt/registry.py) says it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 Body = Mapping[str, Any]
@@ -33,39 +33,3 @@ def declared_line(declared: Body) -> str:
         *(f"{key} {value}" for key, value in (declared.get("params") or {}).items()),
     ]
     return ", ".join(part for part in parts if part) or "nothing"
-
-
-Done = Callable[[Body, Body], str]
-"""What a command did, from its request body and the reply's detail."""
-
-DONE: dict[str, Done] = {
-    "declare": lambda body, _: f"declared the next roll: {declared_line(body)}",
-    "tide": lambda _body, _: "set up a new Tide",
-    "system": lambda body, _: f"now playing {body.get('name')}",
-    "roll": lambda _, detail: f"recorded roll {detail.get('roll_id')}: {detail.get('summary')}",
-    "die": lambda body, _: (
-        f"left die {body.get('index')} out as no die"
-        if body.get("not_a_die")
-        else f"entered die {body.get('index')} as {body.get('kind')} showing {body.get('value')}"
-    ),
-    "undo": lambda _, detail: f"took back roll {detail.get('roll_id')}",
-    "redo": lambda _, detail: f"put back the roll taken back, as roll {detail.get('roll_id')}",
-    "reread": lambda _body, _: "the camera read the tray again",
-    "rethrow": lambda _body, _: "dropped the reading: throw the dice again",
-    "learn": lambda _, detail: f"learning from {detail.get('corrections')} corrections",
-}
-
-
-def reply_line(reply: Body, body: Body) -> str:
-    """The tower's reply to a command (`cmd/result`) as one sentence, with where the bar
-    stands when the reply says."""
-    command = str(reply.get("command"))
-    if not reply.get("ok"):
-        error = reply.get("error") or {}
-        return f"The tower refused {command}: {error.get('message', 'it gave no reason')}."
-    detail = reply.get("detail") or {}
-    done = DONE.get(command)
-    said = done(body, detail) if done is not None else f"{command}: done"
-    if "position" in detail:
-        said += f"; the marker stands at {detail['position']}"
-    return said[0].upper() + said[1:] + "."

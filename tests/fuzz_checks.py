@@ -29,9 +29,10 @@ from tidetower.mqtt.ledbar.strip import animation, wled_state
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.payloads import CommandResult, TidePayload
 from tidetower.mqtt.publisher import PHASES
+from tidetower.mqtt.registry import reply_line
 from tidetower.mqtt.settings import MqttSettings, Orientation
 from tidetower.mqtt.views import roll_event, session_payload, tide_payload
-from tidetower.mqtt.wording import declared_line, reply_line
+from tidetower.mqtt.wording import declared_line
 
 MAX_BYTES = MqttSettings().max_command_bytes
 RETAINED = "retained commands are not run"

@@ -1,5 +1,5 @@
 """Hypothesis strategies for GM commands (issue 17's fuzz suite): bodies derived from each
-command's pydantic schema, so a new command is fuzzed as soon as it is in COMMAND_TYPES; the
+command's pydantic schema, so a new command is fuzzed as soon as it is in the registry; the
 table's own practice turns, so deep states are reached; and hostile mutations of both (wrong
 types, deep nesting, lone surrogates, huge numbers, NaN, broken bytes, the retain flag)."""
 
@@ -20,7 +20,7 @@ from pydantic.fields import FieldInfo
 from tidetower.engine.codec import dump
 from tidetower.engine.session import SessionState
 from tidetower.engine.systems import get_system, system_names
-from tidetower.mqtt.payloads import COMMAND_TYPES
+from tidetower.mqtt.registry import COMMANDS
 
 Body = dict[str, Any]
 DEPTHS = (7, 8, 9, 10, 64, 300, 301, 600, 1000, 1500, 2000)
@@ -60,7 +60,7 @@ class Sent:
 def vocabulary(state: SessionState | None = None) -> tuple[str, ...]:
     """Words a fuzzed text is often drawn from, so it sometimes means something: every
     command field (the Tide's settings are the tide command's), the systems, the roll ids."""
-    fields = {name for kind in COMMAND_TYPES.values() for name in kind.model_fields}
+    fields = {name for spec in COMMANDS.values() for name in spec.model.model_fields}
     ids = [r.id for r in state.history[-5:]] if state is not None else []
     return (*sorted(fields), *system_names(), *ids, "a", "b", "")
 
@@ -171,9 +171,9 @@ def schema_body(model: type[BaseModel], vocab: Sequence[str]) -> SearchStrategy[
 
 
 def schema_commands(vocab: Sequence[str]) -> SearchStrategy[tuple[str, Body]]:
-    """(name, body) of any command in COMMAND_TYPES, drawn from its schema."""
-    return st.sampled_from(sorted(COMMAND_TYPES)).flatmap(
-        lambda name: schema_body(COMMAND_TYPES[name], vocab).map(lambda body: (name, body))
+    """(name, body) of any command in COMMANDS, drawn from its schema."""
+    return st.sampled_from(sorted(COMMANDS)).flatmap(
+        lambda name: schema_body(COMMANDS[name].model, vocab).map(lambda body: (name, body))
     )
 
 
@@ -209,9 +209,7 @@ def command_names() -> SearchStrategy[str]:
     """A command's topic name: a known one, or a word that names none (never `result`,
     the replies' own topic, nor a topic wildcard or level)."""
     unknown = st.text(st.characters(codec="ascii", categories=["L", "N", "Pd"]), min_size=1)
-    return st.one_of(
-        st.sampled_from(sorted(COMMAND_TYPES)), unknown.filter(lambda n: n != "result")
-    )
+    return st.one_of(st.sampled_from(sorted(COMMANDS)), unknown.filter(lambda n: n != "result"))
 
 
 def encode(value: object, ascii_only: bool = True) -> bytes:

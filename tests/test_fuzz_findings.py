@@ -11,7 +11,8 @@ import pytest
 from fuzz_strategies import deep_raw
 
 from tidetower.engine.table import Table
-from tidetower.mqtt.commands import CommandDesk, Refused, checked
+from tidetower.mqtt.bodies import Refused, checked
+from tidetower.mqtt.commands import CommandDesk
 from tidetower.mqtt.payloads import DieCommand, RollCommand
 from tidetower.vision.kinds import KINDS, face_values
 

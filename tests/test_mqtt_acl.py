@@ -16,8 +16,8 @@ import pytest
 from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.table import Table
-from tidetower.mqtt.payloads import COMMAND_TYPES
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.registry import COMMANDS
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
@@ -38,7 +38,7 @@ def documented_acl() -> str:
 def test_the_documented_acl_lets_a_gm_send_every_command_and_write_nothing_else() -> None:
     lines = documented_acl().splitlines()
     granted = {line.split("/")[-1] for line in lines if line.startswith("pattern write")}
-    assert granted == set(COMMAND_TYPES)
+    assert granted == set(COMMANDS)
     assert "pattern write tidetower/%u/cmd/+" not in lines  # that would let a GM fake replies
 
 

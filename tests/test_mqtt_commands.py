@@ -12,8 +12,8 @@ from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.table import Table
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.registry import reply_line
 from tidetower.mqtt.topics import Topics
-from tidetower.mqtt.wording import reply_line
 
 
 class ReadLoop:

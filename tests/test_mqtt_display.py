@@ -12,9 +12,9 @@ from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead
 from tidetower.firmware.teach_cli import Progress
-from tidetower.mqtt.commands import TowerControls
 from tidetower.mqtt.display.server import DisplayServer, export_page
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.registry import TowerControls
 from tidetower.mqtt.teaching import TeachLink
 
 

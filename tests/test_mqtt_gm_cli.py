@@ -176,3 +176,31 @@ def test_gm_roll_with_typed_dice_reaches_the_tower(mosquitto: Mosquitto, tmp_pat
         assert rolled.exit_code == 0, rolled.output
         (record,) = publisher.table.state.history
         assert sorted(d.face for d in record.roll.dice) == [1, 3, 5, 13]
+
+
+class Learning:
+    """A tower's learner with corrections to learn from; counts the learnings started."""
+
+    def __init__(self) -> None:
+        self.started = 0
+
+    def learn(self) -> int:
+        self.started += 1
+        return 7
+
+
+def test_gm_learn_starts_learning_on_the_tower(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    """Issue 28 (3): `cmd/learn` was on the wire and had its sentence, yet click refused it."""
+    settings = mosquitto.settings()
+    where = ["--broker", f"127.0.0.1:{mosquitto.port}", "--table", settings.table]
+    tide = Topics.of(settings).tide
+    learner = Learning()
+    with (
+        TablePublisher(Table(tmp_path / "s.db"), settings, learner=learner),
+        Listener(settings, tide) as listener,
+    ):
+        listener.json_on(tide)  # sent after the tower's SUBSCRIBE to commands: it hears them
+        said = CliRunner().invoke(main, ["gm", "learn", "--timeout", str(WAIT), *where])
+    assert said.exit_code == 0, said.output
+    assert said.output == "Learning from 7 corrections.\n"
+    assert learner.started == 1

@@ -29,8 +29,8 @@ from tidetower.mqtt import mosquitto
 from tidetower.mqtt.broker import BrokerStartError, EmbeddedBroker
 from tidetower.mqtt.lan import GM_USER, lan_access, tower_login
 from tidetower.mqtt.mosquitto import SupervisedMosquitto, acl_text
-from tidetower.mqtt.payloads import COMMAND_TYPES
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.registry import COMMANDS
 from tidetower.mqtt.runtime import table_link
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
@@ -186,7 +186,7 @@ def test_the_acl_lets_the_gm_send_each_command_and_nothing_else() -> None:
     lines = acl_text(settings).splitlines()
     gm = lines[lines.index(f"user {GM_USER}") + 1 :]
     written = {line.removeprefix("topic write ") for line in gm if line.startswith("topic write")}
-    assert written == {f"tidetower/north/cmd/{name}" for name in COMMAND_TYPES}
+    assert written == {f"tidetower/north/cmd/{name}" for name in COMMANDS}
     assert "tidetower/north/cmd/result" not in written
     anonymous = lines[: lines.index("user tower")]
     assert [line for line in anonymous if line.startswith("topic")] == [

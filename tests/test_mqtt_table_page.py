@@ -21,9 +21,9 @@ from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, roll_of
-from tidetower.mqtt.commands import TowerControls
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.publisher import TablePublisher
+from tidetower.mqtt.registry import TowerControls
 
 ZHAO = RollContext(
     actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=3, tier=DieKind.D8

@@ -198,7 +198,7 @@ def test_undoing_nothing_refuses_the_whole_request() -> None:
 WHOLE_REQUEST = [
     ("session.py", "nothing to undo", "undo takes no input: there is nothing to take back"),
     ("session.py", "nothing to redo", "redo takes no input: nothing was just undone"),
-    ("session.py", "the last roll was made under", "undo after a system switch: state"),
+    ("session.py", "<refused>", "undo across a system switch or a new Tide: state, not input"),
     ("systems/__init__.py", "unknown rule system", "the name is the request (system's main)"),
     ("systems/__init__.py", "rule system plugin", "a broken install, no input at fault"),
     ("codec.py", "cannot read", "stored data (the store, undo), never the GM's input"),

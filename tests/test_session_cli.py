@@ -13,7 +13,8 @@ from click.testing import CliRunner, Result
 
 from tidetower.firmware import session_cli
 from tidetower.firmware.cli import main
-from tidetower.mqtt.wording import declared_line, reply_line
+from tidetower.mqtt.registry import reply_line
+from tidetower.mqtt.wording import declared_line
 
 
 def _session(store: Path, *args: str) -> Result:

@@ -7,9 +7,13 @@ import logging
 import queue
 import threading
 from abc import ABC, abstractmethod
+from pathlib import Path
 from types import TracebackType
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from tidetower.vision.settings import ReaderSettings
 
 log = logging.getLogger(__name__)
 
@@ -113,3 +117,21 @@ class ThreadedSource(FrameSource):
             )
             return
         self.release()
+
+
+class SourceConfig(BaseModel, ABC):
+    """`[camera]`: the keys every frame source takes; each source's own model (in its
+    module, registered in vision/sources/registry.py) adds its `source` name and its keys,
+    and refuses any other."""
+
+    model_config = ConfigDict(extra="forbid")
+    size: tuple[int, int] | None = None
+    calibration: Path | None = None
+    frame_timeout_s: float = Field(2.0, gt=0, le=3600)
+    reader: ReaderSettings = Field(default_factory=ReaderSettings)
+    """[camera.reader]: the dice reader's knobs (vision/settings.py), its taught `profile` and
+    colour `pins`; the defaults suit most trays."""
+
+    @abstractmethod
+    def open(self, seed: int = 0) -> FrameSource:
+        """The frame source this config names (`seed`: the simulated tray's)."""

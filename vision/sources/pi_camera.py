@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 
-from tidetower.vision.sources.base import FrameSourceError, ThreadedSource
+from tidetower.vision.calibrate import exposure_of
+from tidetower.vision.sources.base import (
+    FrameSource,
+    FrameSourceError,
+    SourceConfig,
+    ThreadedSource,
+)
+
+EXPOSURE = ("ExposureTime", "AnalogueGain", "ColourGains")
+"""The picamera2 controls a calibration stores and the next start locks."""
 
 
 class PiCameraSource(ThreadedSource):
@@ -51,9 +62,10 @@ class PiCameraSource(ThreadedSource):
         if controls:
             self._camera.set_controls(controls)
 
-    def metadata(self) -> dict[str, Any]:
+    def exposure(self) -> dict[str, Any]:
         """The camera's current exposure settings, to store with the calibration."""
-        return dict(self._camera.capture_metadata())
+        metadata = self._camera.capture_metadata()
+        return {name: value for name, value in metadata.items() if name in EXPOSURE}
 
     def grab(self) -> np.ndarray:
         # picamera2 names formats by libcamera: "RGB888" is B, G, R in memory, OpenCV order.
@@ -62,3 +74,30 @@ class PiCameraSource(ThreadedSource):
     def release(self) -> None:
         self._camera.stop()
         self._camera.close()
+
+
+def locked_exposure(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """`PiCameraSource`'s exposure arguments from the settings a calibration stored."""
+    gains = stored.get("ColourGains")
+    return {
+        "exposure_us": stored.get("ExposureTime"),
+        "analogue_gain": stored.get("AnalogueGain"),
+        "colour_gains": tuple(gains) if gains else None,
+    }
+
+
+class PiCameraConfig(SourceConfig):
+    """`source = "picamera2"`: the Pi camera, locked to the exposure its calibration
+    measured (when `calibration` holds one)."""
+
+    source: Literal["picamera2"]
+
+    def open(self, seed: int = 0) -> FrameSource:
+        stored = self._stored_exposure(self.calibration)
+        return PiCameraSource(size=self.size or (1296, 972), **locked_exposure(stored))
+
+    @staticmethod
+    def _stored_exposure(calibration: Path | None) -> dict[str, Any]:
+        if calibration is None or not (calibration / "calibration.json").exists():
+            return {}
+        return exposure_of(calibration)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
 
 from tidetower.vision.pictures import ImageError, load_image
-from tidetower.vision.sources.base import FrameSource, FrameSourceError, SourceExhausted
+from tidetower.vision.sources.base import (
+    FrameSource,
+    FrameSourceError,
+    SourceConfig,
+    SourceExhausted,
+)
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 
@@ -61,3 +67,13 @@ class ReplaySource(FrameSource):
                 raise SourceExhausted(f"replay of {self.path} has ended") from None
             self._frames = self._open()
             return next(self._frames)
+
+
+class ReplayConfig(SourceConfig):
+    """`source = "replay"`: the folder of images or the video file to replay (`path`)."""
+
+    source: Literal["replay"]
+    path: Path
+
+    def open(self, seed: int = 0) -> FrameSource:
+        return ReplaySource(self.path)

@@ -6,11 +6,12 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Literal
 
 import cv2
 import numpy as np
 
-from tidetower.vision.sources.base import FrameSource, FrameSourceError
+from tidetower.vision.sources.base import FrameSource, FrameSourceError, SourceConfig
 from tidetower.vision.synth import SynthDie, TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
 
@@ -138,3 +139,12 @@ class SimulatedSource(FrameSource):
         cv2.rectangle(frame, (x - w // 12, top), (x + w // 12, h), SKIN, -1)
         cv2.ellipse(frame, (x, top), (w // 9, h // 9), 0, 0, 360, SKIN, -1)
         return self._with_noise(frame)
+
+
+class SimulatedConfig(SourceConfig):
+    """`source = "simulated"`: the simulated tray, seeded by the tower (`tidetower run --sim`)."""
+
+    source: Literal["simulated"] = "simulated"
+
+    def open(self, seed: int = 0) -> FrameSource:
+        return SimulatedSource(seed)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import cv2
 import numpy as np
 
-from tidetower.vision.sources.base import FrameSourceError, ThreadedSource
+from tidetower.vision.sources.base import (
+    FrameSource,
+    FrameSourceError,
+    SourceConfig,
+    ThreadedSource,
+)
 
 
 class Capture(Protocol):
@@ -52,3 +57,13 @@ class WebcamSource(ThreadedSource):
 
     def release(self) -> None:
         self._capture.release()
+
+
+class WebcamConfig(SourceConfig):
+    """`source = "webcam"`: which V4L2/UVC camera (`device`: its index or path)."""
+
+    source: Literal["webcam"]
+    device: int | str = 0
+
+    def open(self, seed: int = 0) -> FrameSource:
+        return WebcamSource(self.device, self.size)
