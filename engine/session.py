@@ -115,7 +115,7 @@ def check_read(roll: Roll, reading: Sequence[DieRead] | None) -> None:
     count = 0 if reading is None else len(reading)
     for die in roll.dice:
         if any(not 0 <= i < count for i in die.read):
-            raise RuleError(f"{die} was read from camera dice {die.read}: {count} read", "dice")
+            raise RuleError(f"{die} was read from camera dice {die.read}: {count} read", field="dice")
 
 
 def record_roll(
