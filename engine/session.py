@@ -115,7 +115,8 @@ def check_read(roll: Roll, reading: Sequence[DieRead] | None) -> None:
     count = 0 if reading is None else len(reading)
     for die in roll.dice:
         if any(not 0 <= i < count for i in die.read):
-            raise RuleError(f"{die} was read from camera dice {die.read}: {count} read", field="dice")
+            said = f"{die} was read from camera dice {die.read}: {count} read"
+            raise RuleError(said, field="dice")
 
 
 def record_roll(
