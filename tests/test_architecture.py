@@ -24,7 +24,11 @@ MAY_IMPORT = {
     "firmware": {"firmware", "mqtt", "engine", "vision", "enclosure"},
 }
 """What each package may import of tidetower: itself and the packages below it."""
-NODES = ("mqtt.ledbar", "mqtt.display")
+NODES = tuple(
+    f"mqtt.{folder.name}"
+    for folder in sorted((ROOT / "mqtt").iterdir())
+    if (folder / "__init__.py").is_file()
+)
 """The wire's nodes: the rest of mqtt/ (the wire) imports none of them."""
 
 
@@ -67,6 +71,11 @@ def test_the_wire_imports_none_of_its_nodes() -> None:
         if any(_inside(module, node) for node in NODES)
     ]
     assert wire and wrong == []
+
+
+def test_every_package_in_the_wire_is_a_node() -> None:
+    """A node is a package of its own under mqtt/; the check above finds a new one itself."""
+    assert {"mqtt.display", "mqtt.ledbar"} <= set(NODES)
 
 
 def test_the_check_sees_an_import_upwards(tmp_path: Path) -> None:
