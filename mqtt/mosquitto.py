@@ -128,10 +128,10 @@ class SupervisedMosquitto:
     def start(self, timeout: float = 10.0) -> SupervisedMosquitto:
         """Write the files, start Mosquitto and return once every listener accepts."""
         binary = mosquitto_binary()
-        for port in (self.access.tower_port, self.settings.port, self.settings.ws_port):
-            check_free(
-                self.settings.listen_host() if port != self.access.tower_port else "127.0.0.1", port
-            )
+        host = self.settings.listen_host()
+        tower = ("127.0.0.1", self.access.tower_port)
+        for bind, port in (tower, (host, self.settings.port), (host, self.settings.ws_port)):
+            check_free(bind, port)
         self._write_files()
         self._launch(binary, timeout)
         self._watcher = threading.Thread(target=self._watch, name="mosquitto", daemon=True)

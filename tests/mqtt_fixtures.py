@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import queue
-import shutil
 import signal
 import socket
 import subprocess
@@ -20,6 +19,7 @@ import pytest
 
 from tidetower.mqtt.broker import BrokerStartError, EmbeddedBroker
 from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.mosquitto import mosquitto_binary as installed_mosquitto
 from tidetower.mqtt.settings import MqttSettings
 
 _ids = itertools.count()
@@ -51,11 +51,12 @@ def wait_listening(
 
 
 def mosquitto_binary() -> str:
-    """Debian's mosquitto; missing is a failure, not a skip (.ci/run installs it)."""
-    found = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin")
-    if found is None:
-        pytest.fail("mosquitto is not installed: apt-get install -y mosquitto mosquitto-clients")
-    return found
+    """Debian's mosquitto, found as the tower finds it; missing is a failure, not a skip
+    (.ci/run installs it)."""
+    try:
+        return installed_mosquitto()
+    except BrokerStartError as error:
+        pytest.fail(str(error))
 
 
 @dataclass
