@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from tidetower.engine.dice import DieError
-from tidetower.engine.rules import JSONValue, RollRecord, RuleError
+from tidetower.engine.rules import JSONValue, RollContext, RollRecord, RuleError
 from tidetower.engine.systems import get_system
 from tidetower.engine.tray import DieRead, Reading, roll_of
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """2: each die of a roll points at the camera dice it was read from (`Die.read`) and a
-record's reading holds the camera's dice whole; a store of 1 is read and upgraded."""
+record's reading holds the camera's dice whole; 3: a declaration's fields that only its
+system takes are in its `params`. Older stores are read and upgraded."""
 
 
 _ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
@@ -53,12 +54,26 @@ def load_tracker(system: str, data: JSONValue) -> Any:
     return load(get_system(system).state_type, data)
 
 
+def load_context(data: Mapping[str, Any]) -> RollContext:
+    """A declaration from the store; one of schema 2 or older, with a system's own fields
+    beside the shared ones, has them moved into its params (those left at their old
+    defaults, none or false, were never declared)."""
+    known = {f.name for f in fields(RollContext)}
+    own = {k: v for k, v in data.items() if k not in known and v is not None and v is not False}
+    shared = {k: v for k, v in data.items() if k in known}
+    context: RollContext = load(
+        RollContext, {**shared, "params": {**own, **shared.get("params", {})}}
+    )
+    return context
+
+
 def load_record(
     data: Mapping[str, Any], beside: Sequence[Mapping[str, Any]] | None = None
 ) -> RollRecord:
     """A roll's record from the store or the outbox; one written before its dice pointed at
     their reading (schema 1, its reading perhaps `beside` it in an older outbox event) is
-    upgraded first."""
+    upgraded first, and its declaration as `load_context` does."""
+    data = {**data, "context": dump(load_context(data.get("context", {})))}
     dice = data.get("roll", {}).get("dice", [])
     if all("read" in d for d in dice):
         record: RollRecord = load(RollRecord, data)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from typing_extensions import TypeAliasType
 
 from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.tray import DieRead
+
+if TYPE_CHECKING:
+    from tidetower.engine.describe import Description
 
 Side = Literal["a", "b"]
 JSONValue = TypeAliasType(
@@ -39,16 +42,14 @@ def other_side(side: Side) -> Side:
 
 @dataclass(frozen=True)
 class RollContext:
-    """What the GM declared for the next roll: who, for which side, against what."""
+    """What the GM declared for the next roll: who, for which side, against what; the
+    fields only one system takes (its Description's) are in `params`."""
 
     actor: str = ""
     side: Side | None = None
-    tide_linked: bool = False
     reply_to: str | None = None
     mode: str = ""
     pool: int | None = None
-    tier: DieKind | None = None
-    marks: int | None = None
     params: Mapping[str, JSONValue] = field(default_factory=dict)
 
 
@@ -117,7 +118,7 @@ class PracticeTurn:
     dice: tuple[DieKind, ...] = ()
     """The dice the player throws; none named: a handful of d6, as many as the player likes."""
     reset: Mapping[str, JSONValue] | None = None
-    """Settings to set the tracker up afresh with before declaring (a new Tide after a rout)."""
+    """Settings to set the tracker up afresh with before declaring (after a rout, say)."""
 
 
 def alternate_side(history: Sequence[RollRecord]) -> Side:
@@ -139,7 +140,8 @@ class RuleSystem(Generic[StateT]):
     """A game's rules: turns a declared roll into an Outcome and moves its tracker.
 
     A system registers with `tidetower.engine.systems.register`; `initial_state`, `resolve`
-    and `bar` are required, `check_context`, `odds` and `practice_turn` have defaults.
+    and `bar` are required; `describe`, `check_context`, `odds` and `practice_turn` have
+    defaults.
     """
 
     name: ClassVar[str]
@@ -163,6 +165,13 @@ class RuleSystem(Generic[StateT]):
         """The tracker as the LED bar draws it."""
         raise NotImplementedError
 
+    def describe(self) -> Description:
+        """The system's settings, declaration and tracker, for the page, CLIs and LED bar;
+        the default: no settings, any mode, a two-sided bar."""
+        from tidetower.engine.describe import plain  # describe.py builds on this module
+
+        return plain(self.name)
+
     def check_context(self, state: StateT, context: RollContext) -> None:
         """Raise RuleError if `context` cannot be declared now; the default accepts all."""
 
@@ -171,6 +180,11 @@ class RuleSystem(Generic[StateT]):
     ) -> Odds | None:
         """Exact odds of the roll `context` declares, knowing the rolls before it as `resolve`
         does (a reply's opening); None when it throws nothing to count."""
+        return None
+
+    def declared_dice(self, state: StateT, context: RollContext) -> tuple[DieKind, ...] | None:
+        """The dice `context` says to throw (a pool of one tier), where it says; None: the
+        declaration leaves the dice to the player."""
         return None
 
     def practice_turn(

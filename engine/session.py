@@ -16,7 +16,7 @@ from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump_tracker, load_tracker
 from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord, RuleError
-from tidetower.engine.systems import get_system
+from tidetower.engine.systems import DEFAULT_SYSTEM, get_system
 from tidetower.engine.tray import DieRead
 
 ActionKind = Literal["undo", "redo", "reset", "system"]
@@ -77,7 +77,7 @@ class SessionState:
 
 
 def new_session(
-    session_id: str, system: str = "tide", settings: Mapping[str, JSONValue] | None = None
+    session_id: str, system: str = DEFAULT_SYSTEM, settings: Mapping[str, JSONValue] | None = None
 ) -> SessionState:
     """A session with a fresh tracker for `system`; settings out of bounds are refused."""
     check_json(settings or {}, "settings")

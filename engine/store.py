@@ -22,10 +22,11 @@ from tidetower.engine.codec import (
     dump,
     dump_tracker,
     load,
+    load_context,
     load_record,
     load_tracker,
 )
-from tidetower.engine.rules import JSONValue, RollContext
+from tidetower.engine.rules import JSONValue
 from tidetower.engine.session import SessionState, TableAction
 from tidetower.engine.storelock import StoreClaim, StoreHeld, claim, keep_open
 
@@ -54,8 +55,8 @@ CREATE TABLE IF NOT EXISTS parked (
 """
 
 
-READABLE = (1, SCHEMA_VERSION)
-"""The schemas a store may hold: 1 is upgraded as it is read (codec.load_record)."""
+READABLE = (1, 2, SCHEMA_VERSION)
+"""The schemas a store may hold: older ones are upgraded as they are read (codec)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ class SessionStore:
             session_id=body["session_id"],
             system=body["system"],
             tracker=load_tracker(body["system"], body["tracker"]),
-            declared=load(RollContext, body["declared"]),
+            declared=load_context(body["declared"]),
             history=history,
             next_seq=body["next_seq"],
             actions=tuple(load(TableAction, a) for a in body.get("actions", [])),

@@ -19,6 +19,7 @@ from tidetower.engine.hooks import Hooks, Problems
 from tidetower.engine.rules import BarState, JSONValue, RollContext, RollRecord
 from tidetower.engine.session import SessionState, TableAction
 from tidetower.engine.store import OutboxEvent, SessionStore
+from tidetower.engine.systems import DEFAULT_SYSTEM
 from tidetower.engine.tray import DieRead
 
 
@@ -28,7 +29,7 @@ class Table:
     def __init__(
         self,
         store_path: str | Path,
-        system: str = "tide",
+        system: str = DEFAULT_SYSTEM,
         settings: Mapping[str, JSONValue] | None = None,
         clock: Callable[[], float] = time.time,
         wait_s: float = 0.0,

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 
 from tidetower.engine.rules import RollContext
+from tidetower.engine.systems import get_system
 from tidetower.engine.table import Table
 from tidetower.firmware.devices import TowerDevices
 from tidetower.mqtt.bodies import Refused
@@ -15,13 +16,26 @@ from tidetower.mqtt.registry import COMMANDS
 
 log = logging.getLogger(__name__)
 
-Amend = Callable[[RollContext], RollContext]
+Amend = Callable[[RollContext, str], RollContext]
+"""The declaration after a press, under the named system."""
 AMENDS: dict[str, Amend] = {
-    "side_a": lambda declared: dataclasses.replace(declared, side="a"),
-    "side_b": lambda declared: dataclasses.replace(declared, side="b"),
-    "link": lambda declared: dataclasses.replace(declared, tide_linked=not declared.tide_linked),
+    "side_a": lambda declared, _system: dataclasses.replace(declared, side="a"),
+    "side_b": lambda declared, _system: dataclasses.replace(declared, side="b"),
+    "link": lambda declared, system: toggled(declared, system),
 }
-"""Buttons that change the declared roll: side A, side B, Tide-linked or personal."""
+"""Buttons that change the declared roll: side A, side B, and the flag the active system's
+description names as its toggle (the Tide's Tide-linked or personal)."""
+
+
+def toggled(declared: RollContext, system: str) -> RollContext:
+    """The declaration with the system's toggle flipped; unchanged where it has none."""
+    flag = get_system(system).describe().toggle
+    if flag is None:
+        return declared
+    params = {**declared.params, flag: not declared.params.get(flag, False)}
+    return dataclasses.replace(declared, params=params)
+
+
 PLAIN: dict[str, str] = {"undo": "undo", "reread": "reread"}
 """Buttons that are a command of their own: the registry's command each sends."""
 
@@ -53,4 +67,6 @@ class Buttons:
             self.desk.apply(COMMANDS[PLAIN[name]].model(id=request))
             return
         with self.table.lock:  # the declared roll read and amended in one step
-            self.desk.apply(declare_command(AMENDS[name](self.table.state.declared), request))
+            state = self.table.state
+            amended = AMENDS[name](state.declared, state.system)
+            self.desk.apply(declare_command(amended, request))

@@ -22,7 +22,7 @@ from tidetower.enclosure.params import EnclosureParams
 from tidetower.engine.files import MAX_DEPTH, HostileFile, nesting, read_bounded
 from tidetower.engine.rules import RuleError
 from tidetower.engine.session import new_session
-from tidetower.engine.systems import get_system
+from tidetower.engine.systems import DEFAULT_SYSTEM, get_system
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.towerfiles import DEFAULT_STORE
 from tidetower.vision.read import reader_problem
@@ -43,7 +43,7 @@ class TableConfig(Section):
     """The table: its rule system and where its session and snapshots live (its name is
     `[mqtt] table`, the one every node, topic and `--table` uses)."""
 
-    system: str = "tide"
+    system: str = DEFAULT_SYSTEM
     settings: dict[str, Any] = Field(default_factory=dict)
     store: Path = DEFAULT_STORE
     snapshots: Path = Path("/var/lib/tidetower/session-snapshots")

@@ -21,7 +21,7 @@ from gpiozero import BadPinFactory
 from tidetower.engine.codec import dump
 from tidetower.engine.rules import RollRecord
 from tidetower.engine.store import OutboxEvent, StoreError
-from tidetower.engine.systems import system_names
+from tidetower.engine.systems import DEFAULT_SYSTEM, system_names
 from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.config import (
     ConfigError,
@@ -128,7 +128,7 @@ def _load(
             config = load_config(config_path)
         else:
             assert store is not None, "--sim is given a store by _session_store"
-            config = sim_config(store, system or "tide")
+            config = sim_config(store, system or DEFAULT_SYSTEM)
             missing = at_hand(config)
             if missing:
                 raise ConfigError("\n".join(missing))

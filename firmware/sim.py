@@ -12,7 +12,7 @@ from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
 from tidetower.engine.dice import DieKind
 from tidetower.engine.rules import JSONValue, RollContext, RuleError
-from tidetower.engine.systems import get_system
+from tidetower.engine.systems import DEFAULT_SYSTEM, get_system
 from tidetower.engine.tray import TowerState
 from tidetower.firmware.config import PinsConfig, TableConfig, TowerConfig
 from tidetower.firmware.readloop import ReadLoop
@@ -41,7 +41,7 @@ SIM_PINS = PinsConfig(
 )
 
 
-def sim_config(store: Path, system: str = "tide") -> TowerConfig:
+def sim_config(store: Path, system: str = DEFAULT_SYSTEM) -> TowerConfig:
     """A tower with every part simulated, its session in `store` and its snapshots and
     corrections beside it (`<stem>-snapshots`, `<stem>-corrections`: two simulated towers
     whose stores share a folder keep their own); the system starts from its default settings."""

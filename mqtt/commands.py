@@ -50,6 +50,8 @@ def wire_field(command: Command, field: str | None) -> str | None:
         return spec.main_field
     if field in spec.model.model_fields and field not in ("v", "id"):
         return field
+    if field in (command.model_extra or {}):  # sent beside the shared fields: named so
+        return field
     if field == spec.nested:
         return field
     return f"{spec.nested}.{field}" if spec.nested else spec.main_field

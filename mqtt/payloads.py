@@ -11,11 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
+from tidetower.engine.describe import TrackerKind
 from tidetower.engine.dice import Die, DieKind
 from tidetower.engine.rules import Side
 from tidetower.engine.session import ActionKind
-from tidetower.engine.systems.tide.marks import MarksKind
-from tidetower.engine.systems.tide.track import Footing, Size
 
 SCHEMA_VERSION = 1
 
@@ -38,8 +37,18 @@ class MotionBody(BaseModel):
     after: int
 
 
+class TrackerBody(BaseModel):
+    """What the tracker is, for a reader that draws it: its kind and its words."""
+
+    kind: TrackerKind = Field(description="two-sided, clocks, count or none")
+    name: str = Field(description='what the table calls it, e.g. "the Tide"')
+    ends: list[str] = Field(description="the words at the low end and the high end")
+    position: str = Field(description='the word for where the marker stands: "Position"')
+
+
 class TidePayload(_Wire):
-    """Retained `tide`: the bar as the LED strip shows it."""
+    """Retained `tide`: the tracker as the LED strip shows it (named for the product's bar,
+    whatever the system's tracker)."""
 
     system: str
     low: int
@@ -55,6 +64,7 @@ class TidePayload(_Wire):
     segments: list[tuple[str, int, int]] = Field(
         [], description="trackers with several parts: (label, filled, size) each"
     )
+    tracker: TrackerBody | None = Field(None, description="what it is: kind and words")
 
 
 class SideBody(BaseModel):
@@ -131,6 +141,9 @@ class SessionPayload(_Wire):
     last_roll: RollEvent | None = Field(None, description="the latest result, for late joiners")
     actions: list[ActionItem] = Field([], description="the GM's latest actions, oldest first")
     redo: HistoryItem | None = Field(None, description="the roll `cmd/redo` would put back")
+    description: dict[str, Any] = Field(
+        {}, description="the system's settings, declaration and tracker (engine/describe.py)"
+    )
 
 
 def wire_named(camera: Mapping[str, Any]) -> dict[str, Any]:
@@ -314,33 +327,32 @@ def _rules_kind(kind: DieName | None) -> DieName | None:
 
 
 class DeclareCommand(Command):
-    """Declare the next roll (who, which side, which mode, the pool)."""
+    """Declare the next roll (who, which side, which mode, the pool); the fields the active
+    system's declaration adds (its `table.fields`) go in `params` or beside these, and the
+    system checks them."""
 
+    model_config = ConfigDict(extra="allow")
     actor: str = Field("", max_length=80)
     side: Side | None = None
-    tide_linked: bool = False
     reply_to: str | None = Field(None, max_length=64)
     mode: str = Field("", max_length=20)
     pool: int | None = Field(None, ge=0, le=50)
-    tier: DieName | None = None
-    marks: int | None = Field(None, ge=0, le=100)
     params: dict[str, Any] = {}
 
-    _tier = field_validator("tier")(_rules_kind)
+    def declared_params(self) -> dict[str, Any]:
+        """The system's own fields, from `params` and beside the shared ones."""
+        return {**self.params, **(self.model_extra or {})}
 
 
-class TideCommand(Command):
-    """Set up or reset the Tide: weights, size, footing, side names, Marks rule."""
+class SetupCommand(Command):
+    """Set the active system's tracker up afresh with its settings (its `table.settings`,
+    e.g. the Tide's weights); the system checks them."""
 
-    weight_a: int | None = Field(None, ge=1, le=100)
-    weight_b: int | None = Field(None, ge=2, le=100)
-    size: Size | None = None
-    footing: Footing | None = None
-    label_a: str | None = Field(None, max_length=40)
-    label_b: str | None = Field(None, max_length=40)
-    marks_rule: MarksKind | None = None
-    marks_threshold: int | None = None
-    marks_step: int | None = None
+    model_config = ConfigDict(extra="allow")
+
+    def settings(self) -> dict[str, Any]:
+        """The settings sent."""
+        return dict(self.model_extra or {})
 
 
 class SystemCommand(Command):

@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from tidetower.engine.codec import load
+from tidetower.engine.codec import dump, load
 from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
+from tidetower.engine.systems import get_system
 from tidetower.engine.table import Table
 from tidetower.mqtt.bodies import Refused
 from tidetower.mqtt.payloads import (
@@ -22,9 +23,9 @@ from tidetower.mqtt.payloads import (
     RereadCommand,
     RethrowCommand,
     RollCommand,
+    SetupCommand,
     SystemCommand,
     TeachCommand,
-    TideCommand,
     UndoCommand,
 )
 from tidetower.mqtt.wording import declared_line
@@ -99,14 +100,17 @@ def _position(desk: Desk) -> Detail:
 
 
 def _declare(desk: Desk, command: DeclareCommand) -> Detail:
-    context: RollContext = load(RollContext, command.model_dump(exclude={"v", "id"}))
+    shared = command.model_dump(include=set(DeclareCommand.model_fields) - {"v", "id"})
+    context: RollContext = load(RollContext, {**shared, "params": command.declared_params()})
     desk.table.declare(context)
-    return _position(desk)
+    table = get_system(desk.table.state.system).describe()
+    return {**_position(desk), "declared": declared_line(dump(context), table)}
 
 
-def _tide(desk: Desk, command: TideCommand) -> Detail:
-    desk.table.reset_tracker(command.model_dump(exclude={"v", "id"}, exclude_none=True))
-    return _position(desk)
+def _setup(desk: Desk, command: SetupCommand) -> Detail:
+    desk.table.reset_tracker(command.settings())
+    tracker = get_system(desk.table.state.system).describe().tracker
+    return {**_position(desk), "tracker": tracker.name}
 
 
 def _system(desk: Desk, command: SystemCommand) -> Detail:
@@ -184,10 +188,12 @@ COMMANDS = _registry(
         "declare",
         DeclareCommand,
         _declare,
-        lambda body, _: f"declared the next roll: {declared_line(body)}",
+        lambda _, detail: f"declared the next roll: {detail.get('declared')}",
         nested="params",
     ),
-    CommandSpec("tide", TideCommand, _tide, lambda _body, _: "set up a new Tide"),
+    CommandSpec(
+        "setup", SetupCommand, _setup, lambda _, detail: f"set up {detail.get('tracker')} afresh"
+    ),
     CommandSpec(
         "system",
         SystemCommand,

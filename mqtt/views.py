@@ -9,8 +9,9 @@ from tidetower.engine import session as pure
 from tidetower.engine import tray
 from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump
-from tidetower.engine.rules import RollRecord
+from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.session import SessionState
+from tidetower.engine.systems import get_system
 from tidetower.mqtt.payloads import (
     ActionItem,
     DieBody,
@@ -25,15 +26,27 @@ from tidetower.mqtt.payloads import (
     SessionPayload,
     SideBody,
     TidePayload,
+    TrackerBody,
 )
 
 HISTORY_LENGTH = 20
 
 
 def tide_payload(bar: Mapping[str, Any]) -> TidePayload:
-    """The retained `tide` from a dumped BarState."""
+    """The retained `tide` from a dumped BarState, with what its system's tracker is."""
     known = {k: v for k, v in bar.items() if k in TidePayload.model_fields}
-    return TidePayload(length=bar["high"] - bar["low"], **known)
+    return TidePayload(length=bar["high"] - bar["low"], tracker=tracker_body(bar), **known)
+
+
+def tracker_body(bar: Mapping[str, Any]) -> TrackerBody | None:
+    """The tracker's kind and words, its ends named for the sides; None for a system this
+    tower does not know (an outbox event of a plugin since removed)."""
+    try:
+        tracker = get_system(bar["system"]).describe().tracker
+    except RuleError:
+        return None
+    ends = [tracker.end.format(side=bar.get(key, "")) for key in ("label_a", "label_b")]
+    return TrackerBody(kind=tracker.kind, name=tracker.name, ends=ends, position=tracker.position)
 
 
 def declared_odds(state: SessionState) -> OddsBody | None:
@@ -92,6 +105,7 @@ def session_payload(state: SessionState) -> SessionPayload:
         last_roll=None if state.last is None else roll_event(state.last, "result"),
         actions=[ActionItem.model_validate(dump(a)) for a in state.actions],
         redo=history_item(state.undone[-1], state.system) if state.undone else None,
+        description=dump(get_system(state.system).describe()),
     )
 
 

@@ -1,35 +1,35 @@
 """Sentences a person reads: the declared roll, as `tidetower session` prints it and a
-declare's done-sentence (mqtt/registry.py) says it."""
+declare's done-sentence (mqtt/registry.py) says it, in the active system's own words."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from tidetower.engine.describe import Description
+
 Body = Mapping[str, Any]
 
 
-def _pool(declared: Body) -> str | None:
-    """'a pool of 3d8', 'a pool of 3', 'a d8 pool', or None when no pool is declared."""
-    pool, tier = declared.get("pool"), declared.get("tier")
-    if pool is None:
-        return f"a {tier} pool" if tier else None
-    return f"a pool of {pool}{tier or ''}"
-
-
-def declared_line(declared: Body) -> str:
-    """The declared next roll in words, e.g. 'Zhao for side A, Tide-linked, a pool of 3d8,
-    replying to roll 5a2b-3'; 'nothing' when nothing is declared."""
+def declared_line(declared: Body, table: Description) -> str:
+    """The declared next roll in words, e.g. 'Zhao for side A, mode tide, pool 3, Tier d8,
+    Tide-linked, replying to roll 5a2b-3'; 'nothing' when nothing is declared. `declared`
+    is a RollContext as JSON; each of the system's own fields is said by its label."""
     side = declared.get("side")
     who = (declared.get("actor") or "") + (f" for side {side.upper()}" if side else "")
-    marks = declared.get("marks")
     parts = [
         who.strip(),
-        "Tide-linked" if declared.get("tide_linked") else "",
         f"mode {declared['mode']}" if declared.get("mode") else "",
-        _pool(declared) or "",
-        f"{marks} Marks entered by the GM" if marks is not None else "",
+        f"pool {declared['pool']}" if declared.get("pool") is not None else "",
+        *(_said(table, key, value) for key, value in (declared.get("params") or {}).items()),
         f"replying to roll {declared['reply_to']}" if declared.get("reply_to") else "",
-        *(f"{key} {value}" for key, value in (declared.get("params") or {}).items()),
     ]
     return ", ".join(part for part in parts if part) or "nothing"
+
+
+def _said(table: Description, key: str, value: Any) -> str:
+    """One own field: a flag by its label when set, else 'label value'."""
+    label = next((f.label for f in table.fields if f.name == key), key)
+    if isinstance(value, bool):
+        return label if value else ""
+    return "" if value is None else f"{label} {value}"

@@ -23,6 +23,8 @@ _BUILTIN_MODULES = (
     "battle_rhythm",
     "graded_d100",
 )
+DEFAULT_SYSTEM = _BUILTIN_MODULES[0]
+"""The system a table plays when its config names none."""
 PLUGIN_GROUP = "tidetower.systems"
 """Entry-point group of installed third-party systems: each names a module that registers
 its system on import, or a RuleSystem class to register."""

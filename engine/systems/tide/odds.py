@@ -9,6 +9,7 @@ from fractions import Fraction
 from tidetower.engine.chances import Odds, difference
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.rules import RollContext, RuleError
+from tidetower.engine.systems.tide.declare import entered_marks, tier
 from tidetower.engine.systems.tide.marks import MarksRule, pool_distribution
 from tidetower.engine.systems.tide.track import (
     MARKS_PER_STEP,
@@ -69,10 +70,11 @@ def marks_odds(
 
 def declared_marks(context: RollContext, rule: MarksRule) -> Odds | None:
     """Each Marks count of a declared pool (tier and pool named, no Marks entered)."""
-    if context.marks is not None or context.tier is None or not context.pool:
+    die = tier(context)
+    if entered_marks(context) is not None or die is None or not context.pool:
         return None
-    dist = pool_distribution(context.pool, context.tier, rule)
-    return Odds("Marks", f"{context.pool}{context.tier.value}", dist)
+    dist = pool_distribution(context.pool, die, rule)
+    return Odds("Marks", f"{context.pool}{die.value}", dist)
 
 
 def omen_bands(track: TideTrack) -> dict[int, Fraction]:

@@ -37,7 +37,7 @@ def _context(last: RollRecord | None) -> RollContext:
     """A's Tide-linked opening, or B's reply when the last Tide roll awaits one."""
     if last is not None and last.outcome.facts.get("awaiting_reply"):
         return RollContext(actor="Side B", side="b", reply_to=last.id)
-    return RollContext(actor="Side A", side="a", mode="tide", tide_linked=True)
+    return RollContext(actor="Side A", side="a", mode="tide", params={"tide_linked": True})
 
 
 def practice_turn(

@@ -10,9 +10,9 @@ from fractions import Fraction
 from typing import Any
 
 from tidetower.engine import params as p
-from tidetower.engine.bounds import check_text
 from tidetower.engine.chances import Odds
-from tidetower.engine.dice import DieError, DieKind, Roll
+from tidetower.engine.describe import Description, read_fields
+from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.rules import (
     BarState,
     JSONValue,
@@ -26,19 +26,19 @@ from tidetower.engine.rules import (
     Side,
 )
 from tidetower.engine.systems import register
-from tidetower.engine.systems.tide.marks import (
-    MARKS_KINDS,
-    TIERS,
-    MarksRule,
-    check_tier,
-    read_marks,
+from tidetower.engine.systems.tide.declare import (
+    AWAITS_REPLY,
+    DESCRIPTION,
+    MODES,
+    OWN_FIELDS,
+    entered_marks,
+    linked,
+    tier,
 )
+from tidetower.engine.systems.tide.marks import TIERS, MarksRule, read_marks
 from tidetower.engine.systems.tide.odds import declared_marks, omen_bands, tide_directions
 from tidetower.engine.systems.tide.practice import practice_turn
-from tidetower.engine.systems.tide.track import FOOTINGS, SIZES, TideTrack
-
-MODES = ("primitive", "unopposed", "opposed", "tide")
-AWAITS_REPLY = ("opposed", "tide")
+from tidetower.engine.systems.tide.track import TideTrack
 
 
 @dataclass(frozen=True)
@@ -55,56 +55,12 @@ class TideScene:
         return self.label_a if side == "a" else self.label_b
 
 
-_SETTING_KEYS = {
-    "weight_a",
-    "weight_b",
-    "size",
-    "footing",
-    "label_a",
-    "label_b",
-    "marks_rule",
-    "marks_threshold",
-    "marks_step",
-}
-
-
 def scene_from_settings(settings: Mapping[str, JSONValue]) -> TideScene:
     """A fresh scene from GM settings; unknown keys are an error, not ignored."""
-    unknown = sorted(set(settings) - _SETTING_KEYS)
-    if unknown:
-        raise RuleError(
-            f"unknown Tide setting(s) {', '.join(unknown)}: "
-            f"known are {', '.join(sorted(_SETTING_KEYS))}",
-            field=unknown[0],
-        )
-    track = TideTrack(
-        p.whole(settings, "weight_a", 8, maximum=MAX_WEIGHT),
-        p.whole(settings, "weight_b", 8, maximum=MAX_WEIGHT),
-        p.choice(settings, "size", SIZES, "skirmish"),
-        p.choice(settings, "footing", FOOTINGS, "equal"),
-    )
-    rule = MarksRule(
-        p.choice(settings, "marks_rule", MARKS_KINDS, "threshold"),
-        p.whole(settings, "marks_threshold", 5),
-        p.whole(settings, "marks_step", 4, maximum=MAX_WEIGHT),
-    )
-    return TideScene(
-        track, _label(settings, "label_a", "A"), _label(settings, "label_b", "B"), rule
-    )
-
-
-MAX_WEIGHT = 100
-"""The heaviest a side may weigh: the bar has room for every position it makes."""
-MAX_LABEL = 40
-"""The longest side name the bar and the pages show."""
-
-
-def _label(settings: Mapping[str, JSONValue], key: str, default: str) -> str:
-    """A side's name: printable text of at most MAX_LABEL characters."""
-    value = settings.get(key, default)
-    if not isinstance(value, str):
-        raise RuleError(f"{key} must be text, got {value!r}", field=key)
-    return check_text(value, key, MAX_LABEL)
+    s: Any = read_fields(DESCRIPTION.settings, settings, "Tide setting(s)")
+    track = TideTrack(s["weight_a"], s["weight_b"], s["size"], s["footing"])
+    rule = MarksRule(s["marks_rule"], s["marks_threshold"], s["marks_step"])
+    return TideScene(track, s["label_a"], s["label_b"], rule)
 
 
 @dataclass(frozen=True)
@@ -136,8 +92,9 @@ def read_throw(context: RollContext, roll: Roll, rule: MarksRule) -> ThrowRead:
         )
     omen = omens[0] if omens else None
     omen_at = next((i for i, d in enumerate(roll.dice) if d.kind is DieKind.D20), None)
-    if context.marks is not None:
-        return ThrowRead(context.marks, omen, omen_at=omen_at)
+    marks = entered_marks(context)
+    if marks is not None:
+        return ThrowRead(marks, omen, omen_at=omen_at)
     pool = [d for d in roll.dice if d.kind in TIERS]
     _check_pool(context, pool)
     scored = tuple(
@@ -152,8 +109,9 @@ def _check_pool(context: RollContext, pool: list[Any]) -> None:
             "no tier dice (d6/d8/d12) were read and no Marks were entered", field="dice"
         )
     kinds = {d.kind for d in pool}
-    if len(kinds) > 1 or (context.tier is not None and kinds != {context.tier}):
-        wanted = context.tier.value if context.tier else "one tier"
+    declared = tier(context)
+    if len(kinds) > 1 or (declared is not None and kinds != {declared}):
+        wanted = declared.value if declared else "one tier"
         shown = ", ".join(sorted(k.value for k in kinds))
         raise RuleError(
             f"the pool was declared as {wanted} but the tray shows {shown}", field="dice"
@@ -175,19 +133,17 @@ class TideSystem(RuleSystem[TideScene]):
     def initial_state(self, settings: Mapping[str, JSONValue]) -> TideScene:
         return scene_from_settings(settings)
 
+    def describe(self) -> Description:
+        return DESCRIPTION
+
     def check_context(self, state: TideScene, context: RollContext) -> None:
         if context.mode:
             p.mode(context.mode, MODES)
-        if context.tier is not None:
-            try:
-                check_tier(context.tier)
-            except DieError as error:
-                raise RuleError(str(error), field="tier") from None
-        for name in ("pool", "marks"):
-            value = getattr(context, name)
-            if value is not None and value < 0:
-                raise RuleError(f"{name} cannot be negative, got {value}", field=name)
-        if (context.tide_linked or context.mode == "tide") and context.side is None:
+        p.check_keys(context.params, OWN_FIELDS, "Tide field(s)")
+        tier(context), entered_marks(context)  # each refuses a bad value, naming its field
+        if context.pool is not None and context.pool < 0:
+            raise RuleError(f"pool cannot be negative, got {context.pool}", field="pool")
+        if linked(context) and context.side is None:
             raise RuleError("a Tide-linked roll needs a side ('a' or 'b')", field="side")
 
     def resolve(
@@ -238,6 +194,10 @@ class TideSystem(RuleSystem[TideScene]):
         directions = tide_directions(state.track.marker, after, state.label_a, state.label_b)
         return dataclasses.replace(marks, outcomes=directions)
 
+    def declared_dice(self, state: TideScene, context: RollContext) -> tuple[DieKind, ...] | None:
+        die = tier(context)
+        return None if die is None or context.pool is None else (die,) * context.pool
+
     def practice_turn(
         self,
         state: TideScene,
@@ -254,17 +214,13 @@ def marks_text(marks: int) -> str:
     return f"{marks} Mark" + ("" if marks == 1 else "s")
 
 
-def _linked(context: RollContext) -> bool:
-    return context.tide_linked or context.mode == "tide"
-
-
 def _moves_tide_now(context: RollContext, earlier: Mapping[str, RollRecord]) -> bool:
     """Whether resolving this roll can move the Tide: a reply in a linked exchange, or a
     linked roll that expects no reply (its Omen counts at once)."""
     if context.reply_to is not None:
         opening = earlier.get(context.reply_to)
-        return _linked(context) or (opening is not None and _linked(opening.context))
-    return _linked(context) and context.mode not in AWAITS_REPLY
+        return linked(context) or (opening is not None and linked(opening.context))
+    return linked(context) and context.mode not in AWAITS_REPLY
 
 
 def _resolve_opening(
@@ -275,7 +231,7 @@ def _resolve_opening(
     facts: dict[str, JSONValue] = {
         "marks": read.marks,
         "omen": read.omen,
-        "tide_linked": _linked(context),
+        "tide_linked": linked(context),
         "scored": list(read.scored),
         "omen_die": None,
     }
@@ -284,7 +240,7 @@ def _resolve_opening(
         return state, Outcome(f"{who}: {marks_text(read.marks)}, awaiting a reply", facts)
     track = dataclasses.replace(state.track)
     motions: list[Motion] = []
-    if _linked(context) and read.omen is not None:
+    if linked(context) and read.omen is not None:
         motion = track.apply_omen(read.omen)
         motions += [motion] if motion else []
         facts["omen_die"] = read.omen_at if motion else None
@@ -301,8 +257,8 @@ def _resolve_reply(
     """A reply closes an exchange: margin on the Marks, and on the Tide if it is linked."""
     opening = _opening(context, earlier)
     margin = read.marks - p.whole(opening.outcome.facts, "marks")
-    linked = _linked(opening.context) or _linked(context)
-    winner_side = _winner_side(opening.context, context, margin, linked)
+    is_linked = linked(opening.context) or linked(context)
+    winner_side = _winner_side(opening.context, context, margin, is_linked)
     winner_actor = _winner_actor(opening.context, context, margin)
     facts: dict[str, JSONValue] = {
         "marks": read.marks,
@@ -310,14 +266,14 @@ def _resolve_reply(
         "reply_to": opening.id,
         "margin": abs(margin),
         "winner": winner_side,
-        "tide_linked": linked,
+        "tide_linked": is_linked,
         "winner_actor": winner_actor,
         "scored": list(read.scored),
         "omen_die": None,
     }
     track = dataclasses.replace(state.track)
     motions: list[Motion] = []
-    if linked:
+    if is_linked:
         first_reply = not any(r.context.reply_to == opening.id for r in earlier.values())
         opening_omen = p.optional_whole(opening.outcome.facts, "omen") if first_reply else None
         motions = track.exchange(winner_side, abs(margin) if winner_side else 0, opening_omen)
@@ -330,7 +286,7 @@ def _resolve_reply(
     who = winner_actor or (scene.label(winner_side) if winner_side else "the winner")
     result = f"margin {abs(margin)} for {who}" if margin else "a tie: neither side gains"
     summary = f"{marks_text(read.marks)} in reply: {result}"
-    summary += _motion_text(motions) + _where(track, linked)
+    summary += _motion_text(motions) + _where(track, is_linked)
     return scene, Outcome(summary, facts, tuple(motions))
 
 
