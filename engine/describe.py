@@ -147,10 +147,11 @@ def parse_value(field: Field, text: str) -> JSONValue:
             return int(text)
         except ValueError:
             message = f"{field.name} must be a whole number, got {text!r}"
-            raise RuleError(message, field.name) from None
+            raise RuleError(message, field=field.name) from None
     if field.kind == "flag":
         if text.lower() not in FLAG_WORDS:
-            raise RuleError(f"{field.name} must be true or false, got {text!r}", field.name)
+            message = f"{field.name} must be true or false, got {text!r}"
+            raise RuleError(message, field=field.name)
         return FLAG_WORDS[text.lower()]
     if field.kind == "names":
         return [name for name in text.split(",") if name]

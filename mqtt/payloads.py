@@ -212,8 +212,13 @@ class RollEvent(_Wire):
     roller: str = ""
     context: dict[str, Any] = {}
     dice: list[DieBody] = Field(
-        description="new: the camera's dice (a units d10 shows 0); result, undone: the rules'"
-        " dice (a units d10's 0 is 10, a tens and a units d10 are one d100)"
+        description="the rules' dice (a units d10's 0 is 10, a tens and a units d10 are one"
+        " d100), each with the confidence and box of the camera dice it was read from; in"
+        " phase new, as the tower will count them ([] when it cannot: a tens d10 alone)"
+    )
+    reading: list[DieBody] = Field(
+        [], description="the camera's dice as read (a units d10 shows 0, a d100 is two d10s);"
+        " [] for a throw entered by hand"
     )
     outcome: OutcomeBody | None = None
     motions: list[MotionBody] = []
