@@ -50,7 +50,7 @@ _OTHERS = (
 
 def _mode(name: str, params: tuple[str, ...], throws: bool) -> Mode:
     """A mode of actions.MODES as the description lists it, with the shared fields it uses."""
-    shared = ("pool",) if set(params) & set(POOL_DEFAULTS) else ()
+    shared: tuple[str, ...] = ("pool",) if set(params) & set(POOL_DEFAULTS) else ()
     shared += ("reply_to",) if name in REPLIES else ()
     return Mode(name, (*shared, *params), throws)
 
