@@ -2,7 +2,7 @@
 
 Rolls and GM actions both go through `resolve`: the mode names what happens (actions.py),
 params carry the numbers, and a GM action (clock, bid, reveal, end of combat) has an empty
-tray. Contests and group actions reply to an opening roll, as Tide replies do.
+tray. Contests and group actions reply to an opening roll, as replies to an opening do.
 """
 
 from __future__ import annotations
