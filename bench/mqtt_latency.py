@@ -34,7 +34,7 @@ from tidetower.mqtt.settings import MqttSettings
 
 # Each roll's d20 Omen moves the marker one step toward B, so the position names the roll.
 OMEN = Roll((Die(DieKind.D8, 5), Die(DieKind.D20, 20)), "bench")
-LINKED = RollContext(actor="bench", side="a", tide_linked=True, mode="unopposed")
+LINKED = RollContext(actor="bench", side="a", mode="unopposed", params={"tide_linked": True})
 START = 2
 
 
