@@ -42,6 +42,8 @@ function buildDeclare() {
   fields.id = "declare-fields";
   fields.className = "fields";
   form.replaceChildren(...parts, fields, button("Declare"));
+  const mode = form.elements.mode;
+  if (kept.mode && (!mode.options || [...mode.options].some((o) => o.value === kept.mode))) mode.value = kept.mode;
   buildModeFields();
   restore(form, kept);
 }
