@@ -88,7 +88,7 @@ function showTracker(bar) {
   $("tracker-count").hidden = kind !== "count";
   $("segments").hidden = kind !== "clocks" && kind !== "count";
   if (kind === "two-sided") showBar(bar, tracker);
-  if (kind === "count") $("tracker-count").textContent = tracker.ends[0];
+  if (kind === "count") $("tracker-count").textContent = `${tracker.position} ${bar.position}`;
   if (kind === "clocks" || kind === "count") showSegments(bar.segments || [], kind);
   const m = bar.last_motion;
   $("motion").textContent = m ? `${m.cause}: ${m.before} → ${m.after}` : "";
