@@ -16,7 +16,7 @@ from mqtt_fixtures import Mosquitto, free_port
 from playwright.sync_api import Page, expect
 
 from tidetower.engine.dice import Die, DieKind, Roll
-from tidetower.engine.rules import RollContext
+from tidetower.engine.rules import JSONValue, RollContext
 from tidetower.engine.systems import get_system, system_names, unregister
 from tidetower.engine.table import Table
 from tidetower.mqtt.display.server import DisplayServer
@@ -69,7 +69,12 @@ def test_a_d6_pool_table_is_declared_from_the_page_and_shows_its_clocks(
         expect(page.locator("#form-declare [name=mode]")).to_have_value("action")
 
         _declare(page, "new-clock", clock="Alarm", size="6")
-        params = {"clock": "Alarm", "size": 6, "filled": 0, "kind": "progress"}  # defaults too
+        params: dict[str, JSONValue] = {
+            "clock": "Alarm",
+            "size": 6,
+            "filled": 0,
+            "kind": "progress",
+        }
         assert table.state.declared == RollContext(mode="new-clock", params=params)
         publisher.record(Roll(()))  # a GM action: the tray stays empty
         clock = page.locator("#segments .segment")
