@@ -149,7 +149,7 @@ def _gm_answers(port: int, token: str) -> bool:
     gm.subscribe("tidetower/main/cmd/result", 1)
     gm.loop_start()
     time.sleep(0.5)
-    gm.publish("tidetower/main/cmd/tide", json.dumps({"id": "gm-1", "weight_a": 4}), 1)
+    gm.publish("tidetower/main/cmd/setup", json.dumps({"id": "gm-1", "weight_a": 4}), 1)
     ok = answered.wait(20)
     gm.loop_stop()
     gm.disconnect()

@@ -83,7 +83,7 @@ class Gm:
         """Send one Tide command; seconds to its answer, or None if none came."""
         sent = time.perf_counter()
         body = json.dumps({"id": request, "weight_a": weight_a})
-        self.client.publish(self.topics.command("tide"), body, qos=1)
+        self.client.publish(self.topics.command("setup"), body, qos=1)
         with self._got:
             self._got.wait_for(lambda: request in self.answers, WAIT)
         answered = self.answers.get(request)
@@ -91,9 +91,9 @@ class Gm:
 
 
 def _wills(port: int, topics: Topics, gm: Gm, table: Table) -> None:
-    """Eight guests leave wills on cmd/tide, cmd/system and cmd/teach and drop the socket."""
+    """Eight guests leave wills on cmd/setup, cmd/system and cmd/teach and drop the socket."""
     for n in range(8):
-        name = ("tide", "system", "teach")[n % 3]
+        name = ("setup", "system", "teach")[n % 3]
         body = json.dumps({"id": f"will-{n}", "weight_a": 2, "face": "20"})
         _connect(port, f"will-{n}", (topics.command(name), body)).close()
     gm.command("gm-after-wills", 4)

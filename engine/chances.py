@@ -18,7 +18,7 @@ class Odds:
     """Exact odds of a declared roll: what it counts, its dice, and the chance of each count."""
 
     counts: str
-    """What a value counts: "hits", "Marks", "lot", "grade"."""
+    """What a value counts: "hits", "lot", "grade"."""
     dice: str
     """The throw as the table says it: "3d6 at 3+ vs 2", "d100 under 70%"."""
     distribution: Distribution

@@ -54,9 +54,9 @@ class Tracker:
 
     kind: TrackerKind
     name: str
-    """What the table calls it, e.g. "the Tide", "clocks"."""
+    """What the table calls it, e.g. "clocks", "the Count"."""
     end: str = "{side}"
-    """The words at a side's end of a two-sided bar: "{side} collapse"."""
+    """The words at a side's end of a two-sided bar, e.g. "{side} momentum"."""
     position: str = "Position"
     """The word for where the marker stands, e.g. "Position 5 of 16"."""
 
@@ -67,7 +67,7 @@ class Description:
 
     title: str
     setup: str
-    """The set-up action's name on a button, e.g. "Set up the Tide"."""
+    """The set-up action's name on a button, e.g. "Start the fight"."""
     tracker: Tracker
     settings: tuple[Field, ...] = ()
     fields: tuple[Field, ...] = ()
@@ -147,10 +147,11 @@ def parse_value(field: Field, text: str) -> JSONValue:
             return int(text)
         except ValueError:
             message = f"{field.name} must be a whole number, got {text!r}"
-            raise RuleError(message, field.name) from None
+            raise RuleError(message, field=field.name) from None
     if field.kind == "flag":
         if text.lower() not in FLAG_WORDS:
-            raise RuleError(f"{field.name} must be true or false, got {text!r}", field.name)
+            message = f"{field.name} must be true or false, got {text!r}"
+            raise RuleError(message, field=field.name)
         return FLAG_WORDS[text.lower()]
     if field.kind == "names":
         return [name for name in text.split(",") if name]

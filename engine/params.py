@@ -62,7 +62,7 @@ def choice(values: Mapping[str, JSONValue], key: str, choices: tuple[T, ...], de
     for option in choices:
         if value == option:
             return option
-    listed = ", ".join(str(c) for c in choices)
+    listed = ", ".join(str(c) for c in choices if c is not None)
     raise RuleError(f"unknown {key} {value!r}: expected one of {listed}", field=key)
 
 

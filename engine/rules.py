@@ -183,7 +183,7 @@ class RuleSystem(Generic[StateT]):
         return None
 
     def declared_dice(self, state: StateT, context: RollContext) -> tuple[DieKind, ...] | None:
-        """The dice `context` says to throw (a pool of one tier), where it says; None: the
+        """The dice `context` says to throw (a pool of one kind), where it says; None: the
         declaration leaves the dice to the player."""
         return None
 

@@ -233,7 +233,7 @@ def redo(state: SessionState, at: float | None = None) -> tuple[SessionState, Ro
 def reset_tracker(
     state: SessionState, settings: Mapping[str, JSONValue], at: float | None = None
 ) -> SessionState:
-    """Set up the active system's tracker afresh (e.g. a new Tide); history is kept."""
+    """Set up the active system's tracker afresh (after a rout, say); history is kept."""
     check_json(settings, "settings")
     tracker = get_system(state.system).initial_state(settings)
     fresh = dataclasses.replace(

@@ -10,14 +10,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import AfterValidator, WithJsonSchema
 
 from tidetower.engine.dice import Die, DieError, DieKind, Roll
 
-DieName = Literal["d4", "d6", "d8", "d10", "d10-tens", "d12", "d20", "d100"]
-"""Every die the tower names: the rules' kinds (engine.dice.DieKind) and the camera's tens
-d10, which the camera pairs with a units d10 to make a d100."""
-DIE_NAMES: tuple[DieName, ...] = get_args(DieName)
+TENS_D10 = "d10-tens"
+"""The camera's tens d10 (00..90), which it pairs with a units d10 to make a d100."""
+
+
+def _die_names() -> tuple[str, ...]:
+    """The rules' kinds with the camera's tens d10 after the d10: the order menus list."""
+    names = [kind.value for kind in DieKind]
+    at = names.index(DieKind.D10.value) + 1
+    return (*names[:at], TENS_D10, *names[at:])
+
+
+DIE_NAMES: tuple[str, ...] = _die_names()
+"""Every die the tower names: engine.dice.DieKind, the one list of kinds, and the tens d10."""
+
+
+def _known_die(name: str) -> str:
+    """`name` if it is a die the tower knows, else a ValueError listing them."""
+    if name not in DIE_NAMES:
+        raise ValueError(f"unknown die {name!r}: expected one of {', '.join(DIE_NAMES)}")
+    return name
+
+
+DieName = Annotated[
+    str, AfterValidator(_known_die), WithJsonSchema({"type": "string", "enum": list(DIE_NAMES)})
+]
+"""A die's name as the camera, the rules and the wire write it, checked wherever it is read."""
 
 
 def camera_faces(die: DieName) -> tuple[int, ...]:
@@ -25,7 +49,7 @@ def camera_faces(die: DieName) -> tuple[int, ...]:
     tens, a d100 (a tens and a units d10 read together) 1..100, any other 1..n."""
     if die == "d10":
         return tuple(range(10))
-    if die == "d10-tens":
+    if die == TENS_D10:
         return tuple(range(0, 100, 10))
     return tuple(range(1, int(die[1:]) + 1))
 
@@ -114,7 +138,7 @@ class Combined:
 
 def pair_d100(dice: tuple[DieRead, ...]) -> tuple[Combined, ...]:
     """Pair each tens d10 with the nearest units d10 not yet taken: one d100 per pair."""
-    tens = [i for i, d in enumerate(dice) if d.die == "d10-tens"]
+    tens = [i for i, d in enumerate(dice) if d.die == TENS_D10]
     units = [i for i, d in enumerate(dice) if d.die == "d10"]
     out = []
     for t in tens:
@@ -182,7 +206,7 @@ def roll_of(reading: Reading) -> Roll:
     for i, read in enumerate(reading.dice):
         if i in paired:
             continue
-        if read.die == "d10-tens":
+        if read.die == TENS_D10:
             raise DieError("a tens d10 (00..90) was read without a units d10 to make a d100")
         face = (read.value or 10) if read.die == "d10" else read.value
         dice.append(Die(DieKind.parse(read.die), face, (i,)))

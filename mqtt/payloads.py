@@ -41,7 +41,7 @@ class TrackerBody(BaseModel):
     """What the tracker is, for a reader that draws it: its kind and its words."""
 
     kind: TrackerKind = Field(description="two-sided, clocks, count or none")
-    name: str = Field(description='what the table calls it, e.g. "the Tide"')
+    name: str = Field(description='what the table calls it, e.g. "clocks"')
     ends: list[str] = Field(description="the words at the low end and the high end")
     position: str = Field(description='the word for where the marker stands: "Position"')
 
@@ -212,8 +212,14 @@ class RollEvent(_Wire):
     roller: str = ""
     context: dict[str, Any] = {}
     dice: list[DieBody] = Field(
-        description="new: the camera's dice (a units d10 shows 0); result, undone: the rules'"
-        " dice (a units d10's 0 is 10, a tens and a units d10 are one d100)"
+        description="the rules' dice (a units d10's 0 is 10, a tens and a units d10 are one"
+        " d100), each with the confidence and box of the camera dice it was read from; in"
+        " phase new, as the tower will count them ([] when it cannot: a tens d10 alone)"
+    )
+    reading: list[DieBody] = Field(
+        [],
+        description="the camera's dice as read (a units d10 shows 0, a d100 is two d10s);"
+        " [] for a throw entered by hand",
     )
     outcome: OutcomeBody | None = None
     motions: list[MotionBody] = []
@@ -320,7 +326,7 @@ class Command(BaseModel):
 
 def _rules_kind(kind: DieName | None) -> DieName | None:
     """A die the rules count: a tens d10 is the camera's alone (with a units d10 it makes a
-    d100), so a roll or a declared tier cannot name it."""
+    d100), so a roll cannot name it."""
     if kind is not None and kind not in set(DieKind):
         raise ValueError(f"a {kind} is no die of the rules: with a units d10 it makes a d100")
     return kind
@@ -346,7 +352,7 @@ class DeclareCommand(Command):
 
 class SetupCommand(Command):
     """Set the active system's tracker up afresh with its settings (its `table.settings`,
-    e.g. the Tide's weights); the system checks them."""
+    `session.description.settings`); the system checks them."""
 
     model_config = ConfigDict(extra="allow")
 

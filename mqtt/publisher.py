@@ -46,7 +46,7 @@ PHASES: dict[str, Phase] = {"roll": "result", "redo": "result", "undo": "undone"
 
 
 class TablePublisher:
-    """Publishes one table (status, tide, session, roll) and runs its commands."""
+    """Publishes one table (`status`, `tide`, `session`, `roll`) and runs its commands."""
 
     def __init__(
         self,
@@ -340,7 +340,7 @@ class TablePublisher:
             self._publish_discovery()
 
     def _publish_bar(self) -> None:
-        """The retained tide and session as the table is now."""
+        """The retained `tide` and `session` as the table is now."""
         state = self.table.state
         self._send_built(self.topics.tide, lambda: tide_payload(dump(state.bar())), True)
         self._send_built(self.topics.session, lambda: session_payload(state), True)

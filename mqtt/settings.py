@@ -52,7 +52,7 @@ class MqttSettings(BaseModel):
     reconnect_min: int = Field(1, ge=1, le=60)
     reconnect_max: int = Field(10, ge=1, le=600)
     max_command_bytes: int = Field(4096, ge=256, le=262144)
-    wled_topic: str | None = Field(None, description="WLED's MQTT device topic, e.g. wled/tide")
+    wled_topic: str | None = Field(None, description="WLED's MQTT device topic, e.g. wled/bar")
     led_count: int = Field(60, ge=3, le=4096)
     orientation: Orientation = "a-first"
     brightness: int = Field(128, ge=1, le=255)

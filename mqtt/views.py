@@ -9,6 +9,7 @@ from tidetower.engine import session as pure
 from tidetower.engine import tray
 from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump
+from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.session import SessionState
 from tidetower.engine.systems import get_system
@@ -144,6 +145,7 @@ def roll_event(record: RollRecord, phase: Phase) -> RollEvent:
         roller=record.roll.roller,
         context=body["context"],
         dice=rolled_dice(record),
+        reading=[DieBody.seen(die) for die in record.reading or ()],
         outcome=OutcomeBody(summary=outcome["summary"], facts=outcome["facts"]),
         motions=[MotionBody(**m) for m in outcome["motions"]],
         at=record.at,
@@ -161,5 +163,16 @@ def seen_event(state: SessionState, reading: Sequence[tray.DieRead]) -> RollEven
         phase="new",
         system=state.system,
         context=dump(state.declared),
-        dice=[DieBody.seen(die) for die in reading],
+        dice=counted_dice(reading),
+        reading=[DieBody.seen(die) for die in reading],
     )
+
+
+def counted_dice(reading: Sequence[tray.DieRead]) -> list[DieBody]:
+    """The dice just seen as the rules will count them; none where they cannot be (a tens
+    d10 alone: the GM is asked to fix it)."""
+    try:
+        roll = tray.roll_of(tray.Reading(tuple(reading)))
+    except DieError:
+        return []
+    return [DieBody.rolled(die, reading) for die in roll.dice]

@@ -12,8 +12,8 @@ Body = Mapping[str, Any]
 
 
 def declared_line(declared: Body, table: Description) -> str:
-    """The declared next roll in words, e.g. 'Zhao for side A, mode tide, pool 3, Tier d8,
-    Tide-linked, replying to roll 5a2b-3'; 'nothing' when nothing is declared. `declared`
+    """The declared next roll in words, e.g. 'Kira, mode resist, attribute prowess' or
+    'Zhao for side A, mode opposed, pool 3, replying to roll 5a2b-3'; 'nothing' when nothing is declared. `declared`
     is a RollContext as JSON; each of the system's own fields is said by its label."""
     side = declared.get("side")
     who = (declared.get("actor") or "") + (f" for side {side.upper()}" if side else "")

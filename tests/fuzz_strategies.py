@@ -59,8 +59,11 @@ class Sent:
 
 def vocabulary(state: SessionState | None = None) -> tuple[str, ...]:
     """Words a fuzzed text is often drawn from, so it sometimes means something: every
-    command field (the Tide's settings are the tide command's), the systems, the roll ids."""
+    command field, every system's settings and declaration fields, the systems, the roll ids."""
     fields = {name for spec in COMMANDS.values() for name in spec.model.model_fields}
+    for system in system_names():
+        described = get_system(system).describe()
+        fields |= {f.name for f in (*described.settings, *described.fields)}
     ids = [r.id for r in state.history[-5:]] if state is not None else []
     return (*sorted(fields), *system_names(), *ids, "a", "b", "")
 

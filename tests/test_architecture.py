@@ -7,6 +7,7 @@ one above it fails here, naming the line."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from source_tree import parse_source
@@ -88,3 +89,52 @@ def test_the_tower_names_every_die_the_rules_know() -> None:
     rules = {kind.value for kind in DieKind}
     assert set(DIE_NAMES) == rules | {"d10-tens"}
     assert set(KINDS) == set(DIE_NAMES) - {"d100"}
+
+
+TIDE_HOME = "engine/systems/tide/"
+OWN_TIDE = "engine/systems/tide_of_battle/"
+"""Seed 001's own tracker is a tide too: that package may say so."""
+TIDE = re.compile(
+    r"(?i:tide(?!tower| tower|_of_battle|-of-battle| of battle))"
+    r"|tide_linked|\bweight_[ab]\b|\bfootings?\b|\bcollapse\b|\btiers?\b|\bMarks\b"
+)
+"""The Tide's word, its fields, its unit and its ends."""
+TIDE_TOPIC = re.compile(r"/tide\b|\b[Tt]opics\.tide\b|`tide`|def tide\(self\)|\"tide\"")
+"""The retained `tide` topic keeps its name on the wire: the product's bar, whatever the
+system's tracker (docs/mqtt.md)."""
+
+
+def tide_named(path: Path) -> list[str]:
+    """Lines of a module that name the Tide (the wire's topic name aside)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rel = path.relative_to(ROOT).as_posix()
+    return [f"{rel}:{n}: {line.strip()}" for n, line in enumerate(lines, 1) if names_tide(line)]
+
+
+def names_tide(line: str) -> bool:
+    """Whether a line names the Tide outside the topic's name."""
+    return TIDE.search(TIDE_TOPIC.sub("", line)) is not None
+
+
+def test_no_module_outside_the_tide_s_package_names_the_tide() -> None:
+    """The Tide is a system like any other: the page, the CLIs, the LED bar and the other
+    systems draw and declare it from its Description, never by name."""
+    code = [
+        path
+        for package in ("engine", "vision", "mqtt", "firmware")
+        for path in sorted((ROOT / package).rglob("*"))
+        if path.suffix in (".py", ".js", ".html", ".css")
+        and not path.relative_to(ROOT).as_posix().startswith((TIDE_HOME, OWN_TIDE))
+    ]
+    assert len(code) > 100
+    assert [line for path in code for line in tide_named(path)] == []
+
+
+def test_the_tide_check_sees_the_tide_and_lets_the_product_be() -> None:
+    assert names_tide('if context.params.get("tide_linked"):')
+    assert names_tide("class TideCommand(Command):")
+    assert names_tide('label = f"{side} collapse"')
+    assert names_tide("const marks = `${n} Marks`;")
+    assert not names_tide('"""Tide Tower: a dice tower."""  # tidetower, TIDETOWER_GM_TOKEN')
+    assert not names_tide("self.client.subscribe(self.topics.tide)")
+    assert not names_tide('system = "tide-of-battle"')

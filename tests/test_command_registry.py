@@ -1,8 +1,10 @@
 """Every command of the registry reaches each place that lists commands: `tidetower gm`, a
-done-sentence, the generated and the documented ACL, the docs' table, the fuzz suite."""
+done-sentence, the generated and the documented ACL, the docs' table, the fuzz suite, and the
+page where the GM would look for it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -17,7 +19,13 @@ from tidetower.mqtt.registry import COMMANDS, reply_line
 from tidetower.mqtt.settings import MqttSettings
 
 DOC = Path(__file__).parent.parent / "docs" / "mqtt.md"
+PAGE = Path(__file__).parent.parent / "mqtt" / "display"
 NAMES = sorted(COMMANDS)
+NOT_ON_THE_PAGE = {
+    "system": "switching the game is the GM's set-up, `tidetower gm system` or the config"
+}
+"""Commands the page has no control for, each with why."""
+SENT = re.compile(r"(?:send|sendUndo)\([\"'](\w+)[\"']|data-command=\"(\w+)\"")
 
 
 def _gm_choices() -> tuple[str, ...]:
@@ -55,6 +63,12 @@ def test_the_fuzz_suite_draws_the_command(name: str) -> None:
     quick = settings(database=None, max_examples=2000)
     drawn, _body = find(schema_commands(vocabulary()), lambda it: it[0] == name, settings=quick)
     assert drawn == name
+
+
+def test_the_page_has_a_control_for_each_command_where_it_belongs() -> None:
+    page = "\n".join(f.read_text(encoding="utf-8") for f in sorted(PAGE.glob("*.[hj]*")))
+    sent = {a or b for a, b in SENT.findall(page)}
+    assert sent == set(NAMES) - set(NOT_ON_THE_PAGE)
 
 
 def test_every_model_has_one_entry() -> None:

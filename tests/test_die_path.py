@@ -13,6 +13,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from mqtt_fixtures import Listener, Mosquitto
 
 from tidetower.engine.rules import RollContext
+from tidetower.engine.session import new_session
 from tidetower.engine.store import SessionStore
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
@@ -23,7 +24,7 @@ from tidetower.mqtt.ledbar.node import bar_state
 from tidetower.mqtt.payloads import TidePayload
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.topics import Topics
-from tidetower.mqtt.views import session_payload
+from tidetower.mqtt.views import seen_event, session_payload
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource
 
@@ -106,6 +107,14 @@ def test_the_result_on_the_wire_keeps_each_die_s_confidence_and_box(
         assert loop.state is TowerState.RESULT
         result = listener.json_on(topics.roll, lambda b: b["phase"] == "result")
     assert result["dice"] == sent
+    # one noun per field: `dice` are the rules' dice in every phase, `reading` the camera's
+    new = seen_event(new_session("s", "graded-d100"), read).model_dump(mode="json")
+    assert new["dice"] == sent
+    camera = [{**die.to_dict(), "typed": False} for die in read]
+    for body in camera:
+        body["kind"] = body.pop("die")
+        body.pop("check", None)
+    assert new["reading"] == result["reading"] == camera
 
 
 def test_the_history_keeps_them_and_marks_a_half_the_gm_typed(

@@ -53,7 +53,7 @@ def refused(tower: Tower, name: str, raw: bytes, request: str | None, field: str
     assert "failed" not in reply["error"]["message"]
     assert publisher.table.state == before and publisher.table.store.pending() == []
     assert publisher.table.store.load() == before  # the store too, as it reloads
-    alive = send(tower, "tide", b'{"id": "alive", "weight_a": 3}', "alive")
+    alive = send(tower, "setup", b'{"id": "alive", "weight_a": 3}', "alive")
     assert alive["ok"] and publisher.table.bar().position == 3
     message: str = reply["error"]["message"]
     return message

@@ -99,10 +99,10 @@ def test_each_gm_commands_only_its_own_table(club: Club) -> None:
         Listener(club.login("south", "south"), south.command_result) as south_gm,
     ):
         assert north_gm.json_on(north.tide)["position"] == 8  # a GM reads its own table
-        _sent_and_routed(south_gm, north.command("tide"), '{"id": "s", "weight_a": 2}')
-        _sent_and_routed(south_gm, south.command("tide"), '{"id": "s2", "weight_a": 6}')
+        _sent_and_routed(south_gm, north.command("setup"), '{"id": "s", "weight_a": 2}')
+        _sent_and_routed(south_gm, south.command("setup"), '{"id": "s2", "weight_a": 6}')
         assert south_gm.json_on(south.command_result, lambda b: b["id"] == "s2")["ok"]
-        north_gm.client.publish(north.command("tide"), '{"id": "n", "weight_a": 3}', qos=1)
+        north_gm.client.publish(north.command("setup"), '{"id": "n", "weight_a": 3}', qos=1)
         assert north_gm.json_on(north.command_result, lambda b: b["id"] == "n")["ok"]
         replies = [json.loads(m.payload)["id"] for m in north_gm.settled() if "cmd" in m.topic]
         assert replies == ["n"]  # south's command on north never reached the tower
@@ -116,11 +116,11 @@ def test_a_gm_cannot_answer_for_the_tower_or_write_the_tables_state(club: Club) 
         Listener(club.login("north"), topics.command_result) as gm,
     ):
         assert display.json_on(topics.tide)["position"] == 8
-        fake = '{"id": "fake", "command": "tide", "ok": true}'
+        fake = '{"id": "fake", "command": "setup", "ok": true}'
         _sent_and_routed(gm, topics.command_result, fake)
         _sent_and_routed(gm, topics.tide, json.dumps({"position": 0}))
-        _sent_and_routed(display, topics.command("tide"), '{"id": "d", "weight_a": 2}')
-        gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
+        _sent_and_routed(display, topics.command("setup"), '{"id": "d", "weight_a": 2}')
+        gm.client.publish(topics.command("setup"), '{"id": "g", "weight_a": 4}', qos=1)
         display.json_on(topics.command_result, lambda b: b["id"] == "g")
         seen = display.settled()
         ids = [json.loads(m.payload)["id"] for m in seen if m.topic == topics.command_result]

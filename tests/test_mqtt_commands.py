@@ -93,8 +93,8 @@ def test_a_die_said_to_be_none_is_dropped_and_a_muddled_one_refused(
 
 def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]) -> None:
     publisher, gm, listener = tower
-    reply = gm.send("tide", {"id": "t1", "weight_a": 5, "weight_b": 7, "label_a": "Zhao"}, "t1")
-    assert reply["ok"] and reply["detail"] == {"position": 5}
+    reply = gm.send("setup", {"id": "t1", "weight_a": 5, "weight_b": 7, "label_a": "Zhao"}, "t1")
+    assert reply["ok"] and reply["detail"] == {"position": 5, "tracker": "the Tide"}
     bar = listener.json_on(gm.topics.tide, lambda b: b["length"] == 11)
     assert bar["label_a"] == "Zhao" and bar["position"] == 5
     declare = {
@@ -139,13 +139,13 @@ def test_declare_set_up_roll_and_undo(tower: tuple[TablePublisher, Gm, Listener]
 
 
 BAD = [
-    ("tide", b'{"id": "b1", "weight_a": ', None, "not JSON"),
+    ("setup", b'{"id": "b1", "weight_a": ', None, "not JSON"),
     ("declare", b"\xff\xfe\x00garbage", None, "not JSON"),
     ("declare", b'["id", "b0"]', None, "must be a JSON object"),
     ("fireball", {"id": "b2"}, "command", "unknown command 'fireball'"),
-    ("tide", {"id": "b3", "label_a": "x" * 5000}, None, "the limit is 4096"),
-    ("tide", {"id": "b4", "weight_a": 0}, "weight_a", "greater than or equal to 1"),
-    ("tide", {"id": "b5", "colour": "red"}, "colour", "Extra inputs"),
+    ("setup", {"id": "b3", "label_a": "x" * 5000}, None, "the limit is 4096"),
+    ("setup", {"id": "b4", "weight_a": 0}, "weight_a", "weight_a must be at least 1"),
+    ("setup", {"id": "b5", "colour": "red"}, "colour", "unknown Tide setting"),
     ("declare", {"id": "b6", "side": "c"}, "side", "'a' or 'b'"),
     ("declare", {"id": "b7", "tide_linked": True}, "side", "needs a side"),
     ("system", {"id": "b8", "name": "chess"}, "name", "unknown rule system"),
@@ -158,7 +158,7 @@ BAD = [
     ("undo", {"id": ""}, "id", "at least 1 character"),
     ("rethrow", {"id": "b12", "index": 0}, "index", "Extra inputs"),
     ("rethrow", {"id": "b13", "v": "one"}, "v", "Input should be 1"),
-    ("tide", {"id": "b13v", "v": 2, "weight_a": 3}, "v", "Input should be 1"),
+    ("setup", {"id": "b13v", "v": 2, "weight_a": 3}, "v", "Input should be 1"),
     ("rethrow", {"v": 1}, "id", "id: Field required"),
     ("rethrow", {"id": "b15"}, None, "nothing to throw again"),
     ("teach", {"id": "b16", "value": 3}, "command", "no die is being taught"),
@@ -167,7 +167,7 @@ BAD = [
     ("learn", {"id": "b19"}, "command", "keeps no corrections to learn from"),
     ("learn", {"id": "b20", "now": True}, "now", "Extra inputs"),
     # the engine's refusals, named where the GM typed the field (RuleError.field)
-    ("tide", {"id": "b21", "marks_threshold": 9}, "marks_threshold", "marks threshold must"),
+    ("setup", {"id": "b21", "marks_threshold": 9}, "marks_threshold", "marks threshold must"),
     (
         "system",
         {"id": "b22", "name": "tide", "settings": {"size": "duel"}},

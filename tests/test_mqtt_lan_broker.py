@@ -98,7 +98,7 @@ class Tower:
     def gm_moves_the_tide(self, gm: Listener, weight_a: int, request: str) -> list[str]:
         """The GM sets a new Tide and waits for its answer; returns every answered id."""
         body = json.dumps({"id": request, "weight_a": weight_a})
-        gm.client.publish(self.topics.command("tide"), body, qos=1)
+        gm.client.publish(self.topics.command("setup"), body, qos=1)
         assert gm.json_on(self.topics.command_result, lambda b: b["id"] == request)["ok"]
         answered = [json.loads(m.payload) for m in gm.seen if m.topic == self.topics.command_result]
         return [reply["id"] for reply in answered]
@@ -120,7 +120,7 @@ def tower(tmp_path: Path) -> Iterator[Tower]:
 def test_a_guests_will_on_a_command_topic_is_never_taken(tower: Tower, retain: bool) -> None:
     tide, system = json.dumps({"id": "will", "weight_a": 2}), json.dumps({"id": "w2"})
     wills = {
-        "will-tide": (tower.topics.command("tide"), tide),
+        "will-tide": (tower.topics.command("setup"), tide),
         "will-system": (tower.topics.command("system"), system),
         "will-teach": (tower.topics.command("teach"), json.dumps({"id": "w3", "face": "20"})),
         "will-status": (tower.topics.status, "offline"),
@@ -139,7 +139,7 @@ def test_a_guests_will_on_a_command_topic_is_never_taken(tower: Tower, retain: b
 def test_a_will_over_websockets_is_never_taken(tower: Tower) -> None:
     guest = paho.Client(paho.CallbackAPIVersion.VERSION2, "ws-will", transport="websockets")
     guest.ws_set_options(path="/mqtt")
-    guest.will_set(tower.topics.command("tide"), json.dumps({"id": "ws", "weight_a": 2}), 1)
+    guest.will_set(tower.topics.command("setup"), json.dumps({"id": "ws", "weight_a": 2}), 1)
     guest.connect("127.0.0.1", tower.settings.ws_port)
     deadline = time.monotonic() + WAIT
     while not guest.is_connected():
@@ -158,7 +158,7 @@ def test_the_loopback_broker_refuses_a_will_on_a_command_topic() -> None:
     settings = MqttSettings(port=free_port(), ws_port=free_port())
     with EmbeddedBroker(settings):
         topics = Topics.of(settings)
-        refused, code = _connect(settings.port, "w", (topics.command("tide"), "{}", False))
+        refused, code = _connect(settings.port, "w", (topics.command("setup"), "{}", False))
         assert code == 5  # not authorised
         fine, code = _connect(settings.port, "s", (topics.status, "offline", False))
         assert code == 0  # any other will is kept
@@ -216,7 +216,7 @@ def test_a_mosquitto_that_dies_is_started_again_and_the_gm_is_answered(tower: To
 def test_a_publish_larger_than_a_mebibyte_is_cut_off_unread(tower: Tower) -> None:
     guest, code = _connect(tower.settings.port, "big")
     assert code == 0
-    topic = _text(tower.topics.command("tide"))
+    topic = _text(tower.topics.command("setup"))
     header = bytes([0x30, 0xFF, 0xFF, 0xFF, 0x7F])  # a PUBLISH that declares 256 MiB
     with pytest.raises(OSError):
         guest.sendall(header + topic)

@@ -70,7 +70,7 @@ def d100(face: int) -> Roll:
 
 
 def test_a_tide_marks_pool_shows_each_marks_count() -> None:
-    state = declared("tide", RollContext(actor="Zhao", side="a", pool=3, tier=DieKind.D12))
+    state = declared("tide", RollContext(actor="Zhao", side="a", pool=3, params={"tier": "d12"}))
     odds = odds_of(state)
     same(chances(odds), pool_distribution(3, DieKind.D12))
     assert (odds.counts, odds.dice, odds.outcomes, odds.explosion) == ("Marks", "3d12", [], None)
@@ -87,7 +87,9 @@ def tide_directions(before: int, after: Counter[int], total: int) -> dict[str, f
 
 
 def test_a_linked_roll_shows_where_its_omen_takes_the_tide_as_every_tray_does() -> None:
-    context = RollContext(actor="Zhao", side="a", tide_linked=True, pool=2, tier=DieKind.D8)
+    context = RollContext(
+        actor="Zhao", side="a", pool=2, params={"tide_linked": True, "tier": "d8"}
+    )
     state = declared("tide", context, {"size": "battle", "footing": "severe-a"})
     system = get_system("tide")
     after: Counter[int] = Counter()
@@ -101,13 +103,17 @@ def test_a_linked_roll_shows_where_its_omen_takes_the_tide_as_every_tray_does() 
 
 
 def test_a_reply_shows_where_the_exchange_takes_the_tide_as_every_tray_does() -> None:
-    opening_context = RollContext(actor="Zhao", side="a", mode="tide", pool=2, tier=DieKind.D6)
+    opening_context = RollContext(
+        actor="Zhao", side="a", mode="tide", pool=2, params={"tier": "d6"}
+    )
     opened, opening = record_roll(
         declare(new_session("odds"), opening_context),
         Roll((Die(DieKind.D6, 6), Die(DieKind.D6, 2), Die(DieKind.D20, 20))),
     )
     assert opening.outcome.facts["awaiting_reply"]
-    reply = RollContext(actor="Mongols", side="b", reply_to=opening.id, pool=3, tier=DieKind.D6)
+    reply = RollContext(
+        actor="Mongols", side="b", reply_to=opening.id, pool=3, params={"tier": "d6"}
+    )
     state = declare(opened, reply)
     system = get_system("tide")
     after: Counter[int] = Counter()
@@ -123,14 +129,14 @@ def test_a_reply_shows_where_the_exchange_takes_the_tide_as_every_tray_does() ->
 
 
 def test_a_roll_that_cannot_move_the_tide_now_has_no_tide_outcomes() -> None:
-    personal = RollContext(actor="Zhao", mode="unopposed", pool=2, tier=DieKind.D6)
-    opening = RollContext(actor="Zhao", side="a", mode="tide", pool=2, tier=DieKind.D6)
+    personal = RollContext(actor="Zhao", mode="unopposed", pool=2, params={"tier": "d6"})
+    opening = RollContext(actor="Zhao", side="a", mode="tide", pool=2, params={"tier": "d6"})
     for context in (personal, opening):  # a personal roll; an opening awaiting its reply
         assert odds_of(declared("tide", context)).outcomes == []
 
 
 def test_the_tide_names_the_dice_that_scored_and_the_omen_that_moved_it() -> None:
-    context = RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed")
+    context = RollContext(actor="Zhao", side="a", mode="unopposed", params={"tide_linked": True})
     throw = Roll((Die(DieKind.D6, 5), Die(DieKind.D20, 20), Die(DieKind.D6, 2), Die(DieKind.D6, 6)))
     _, record = record_roll(declare(new_session("facts"), context), throw)
     facts = record.outcome.facts
@@ -294,7 +300,7 @@ def test_rhythm_landing_odds_match_every_tray_the_system_resolves() -> None:
     ("system", "context"),
     [
         ("tide", RollContext()),
-        ("tide", RollContext(pool=2, tier=DieKind.D8, marks=3)),
+        ("tide", RollContext(pool=2, params={"tier": "d8", "marks": 3})),
         ("d6-pool", RollContext()),
         ("d6-pool", RollContext(mode="new-clock", params={"clock": "Alarm"})),
         ("d6-pool", RollContext(mode="resist", params={"attribute": 2})),

@@ -18,7 +18,7 @@ from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
 ZHAO = RollContext(
-    actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=2, tier=DieKind.D8
+    actor="Zhao", side="a", mode="unopposed", pool=2, params={"tide_linked": True, "tier": "d8"}
 )
 READING = (
     DieRead("d8", 5, (0.1, 0.12, 0.4, 0.44), 0.97),

@@ -18,7 +18,7 @@ from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.mqtt.views import session_payload
 
 ZHAO = RollContext(
-    actor="Zhao", side="a", mode="unopposed", tide_linked=True, pool=2, tier=DieKind.D8
+    actor="Zhao", side="a", mode="unopposed", pool=2, params={"tide_linked": True, "tier": "d8"}
 )
 READING = (
     DieRead("d8", 6, (0.1, 0.1, 0.2, 0.2), 0.97),

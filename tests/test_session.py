@@ -23,14 +23,14 @@ def _pool(*faces: int, kind: DieKind = DieKind.D6) -> Roll:
 
 
 def _linked_exchange(table: Table, zhao: Roll, reply: Roll) -> None:
-    table.declare(RollContext(actor="Zhao", side="a", mode="tide", tier=DieKind.D6))
+    table.declare(RollContext(actor="Zhao", side="a", mode="tide", params={"tier": "d6"}))
     opening = table.record(zhao)
     table.declare(RollContext(actor="Mongols", side="b", reply_to=opening.id))
     table.record(reply)
 
 
 def test_marks_are_read_from_the_tray(table: Table) -> None:
-    table.declare(RollContext(actor="Zhao", mode="unopposed", pool=4, tier=DieKind.D6))
+    table.declare(RollContext(actor="Zhao", mode="unopposed", pool=4, params={"tier": "d6"}))
     record = table.record(_pool(6, 5, 2, 1))
     assert record.outcome.facts["marks"] == 2
     assert table.state.declared == RollContext()  # a declaration is used once
@@ -53,8 +53,8 @@ def test_undo_with_no_history_is_a_clear_error(table: Table) -> None:
 @pytest.mark.parametrize(
     ("context", "roll", "named"),
     [
-        (RollContext(pool=3, tier=DieKind.D6), _pool(5, 5), "declared as 3 dice"),
-        (RollContext(tier=DieKind.D8), _pool(5, 5), "declared as d8"),
+        (RollContext(pool=3, params={"tier": "d6"}), _pool(5, 5), "declared as 3 dice"),
+        (RollContext(params={"tier": "d8"}), _pool(5, 5), "declared as d8"),
         (RollContext(), Roll((Die(DieKind.D4, 2),)), "d4 is not part of a Tide roll"),
         (RollContext(), Roll((Die(DieKind.D20, 2), Die(DieKind.D20, 3))), "2 d20"),
         (RollContext(), Roll(()), "no tier dice"),
@@ -75,10 +75,10 @@ def test_a_bad_reading_changes_nothing(
     ("context", "named"),
     [
         (RollContext(reply_to="nope"), "unknown roll 'nope'"),
-        (RollContext(tide_linked=True), "needs a side"),
+        (RollContext(params={"tide_linked": True}), "needs a side"),
         (RollContext(mode="heroic"), "unknown mode"),
-        (RollContext(tier=DieKind.D20), "not a tier die"),
-        (RollContext(marks=-1), "marks cannot be negative"),
+        (RollContext(params={"tier": "d20"}), "not a tier die"),
+        (RollContext(params={"marks": -1}), "marks must be at least 0"),
     ],
 )
 def test_a_bad_declaration_changes_nothing(table: Table, context: RollContext, named: str) -> None:
@@ -89,25 +89,27 @@ def test_a_bad_declaration_changes_nothing(table: Table, context: RollContext, n
 
 
 def test_a_linked_reply_from_the_same_side_is_refused(table: Table) -> None:
-    table.declare(RollContext(actor="Zhao", side="a", mode="tide", marks=2))
+    table.declare(RollContext(actor="Zhao", side="a", mode="tide", params={"marks": 2}))
     opening = table.record(Roll(()))
-    table.declare(RollContext(actor="Wei", side="a", reply_to=opening.id, marks=0))
+    table.declare(RollContext(actor="Wei", side="a", reply_to=opening.id, params={"marks": 0}))
     with pytest.raises(RuleError, match="other side"):
         table.record(Roll(()))
     assert table.bar().position == 6
 
 
 def test_an_omen_on_an_opening_roll_counts_once_for_many_replies(table: Table) -> None:
-    table.declare(RollContext(actor="Zhao", side="a", mode="tide", marks=2))
+    table.declare(RollContext(actor="Zhao", side="a", mode="tide", params={"marks": 2}))
     opening = table.record(Roll((Die(DieKind.D20, 20),)))
     for _ in range(2):
-        table.declare(RollContext(actor="rider", side="b", reply_to=opening.id, marks=2))
+        table.declare(
+            RollContext(actor="rider", side="b", reply_to=opening.id, params={"marks": 2})
+        )
         table.record(Roll(()))
     assert table.bar().position == 7
 
 
 def test_reset_and_switch_keep_the_history(table: Table) -> None:
-    table.declare(RollContext(mode="unopposed", marks=1))
+    table.declare(RollContext(mode="unopposed", params={"marks": 1}))
     table.record(Roll(()))
     table.reset_tracker({"weight_a": 8, "weight_b": 8, "size": "skirmish"})
     assert (table.bar().high, table.bar().position) == (15, 8)
@@ -122,7 +124,7 @@ def test_reset_and_switch_keep_the_history(table: Table) -> None:
 def test_every_change_leaves_an_event_in_the_outbox_until_delivered(table: Table) -> None:
     seen: list[str] = []
     table.listeners.append(lambda event: seen.append(event.kind))
-    table.declare(RollContext(mode="unopposed", marks=2))
+    table.declare(RollContext(mode="unopposed", params={"marks": 2}))
     record = table.record(Roll(()))
     table.undo()
     assert seen == ["state", "roll", "undo"]
@@ -141,8 +143,10 @@ def test_a_failed_write_leaves_the_store_usable(table: Table) -> None:
     other.execute("BEGIN IMMEDIATE")  # someone else holds the write lock
     table.store.wait_for_writers(0)
     with pytest.raises(sqlite3.OperationalError):
-        table.declare(RollContext(marks=1))
+        table.declare(RollContext(params={"marks": 1}))
     other.rollback()
     other.close()
-    table.declare(RollContext(mode="unopposed", marks=1))  # not hung, and it works again
+    table.declare(
+        RollContext(mode="unopposed", params={"marks": 1})
+    )  # not hung, and it works again
     assert table.record(Roll(())).outcome.facts["marks"] == 1

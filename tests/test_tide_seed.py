@@ -28,9 +28,9 @@ def test_setup_rows(weight_a: int, weight_b: int, length: int, start: int) -> No
 
 def test_landowners_hall_margin_is_two_for_the_traveller() -> None:
     state = new_session("t", "tide")
-    state = declare(state, RollContext(actor="traveller", mode="opposed", marks=3))
+    state = declare(state, RollContext(actor="traveller", mode="opposed", params={"marks": 3}))
     state, opening = record_roll(state, Roll(()))
-    state = declare(state, RollContext(actor="landowner", reply_to=opening.id, marks=1))
+    state = declare(state, RollContext(actor="landowner", reply_to=opening.id, params={"marks": 1}))
     state, reply = record_roll(state, Roll(()))
     assert reply.outcome.facts["margin"] == 2
     assert reply.outcome.facts["winner_actor"] == "traveller"
@@ -50,10 +50,15 @@ def _exchange(
     """Zhao opens with `zhao` Marks (and an Omen), the Mongols reply with `reply` Marks."""
     dice = (Die(DieKind.D20, omen),) if omen else ()
     state = declare(
-        state, RollContext(actor="Zhao", side="a", tide_linked=linked, mode="opposed", marks=zhao)
+        state,
+        RollContext(
+            actor="Zhao", side="a", mode="opposed", params={"tide_linked": linked, "marks": zhao}
+        ),
     )
     state, opening = record_roll(state, Roll(dice))
-    state = declare(state, RollContext(actor="Mongols", side="b", reply_to=opening.id, marks=reply))
+    state = declare(
+        state, RollContext(actor="Mongols", side="b", reply_to=opening.id, params={"marks": reply})
+    )
     return record_roll(state, Roll(()))
 
 

@@ -35,7 +35,7 @@ LONE_SPACING = 0.2
 PLACE_TOLERANCE = 0.33
 """How far (in pip spacings) a pip may sit from its place in the layout."""
 REACH_PIPS = 0.5
-"""Marks count as pips within this many die sides of the centre: the top face, roughly."""
+"""Dark spots count as pips within this many die sides of the centre: the top face, roughly."""
 EMPTY_RADIUS = 0.22
 """A place is looked at over a square reaching this many pip spacings from its centre."""
 EMPTY_BELOW = 16.0

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from tidetower.engine import params as p
 from tidetower.engine.chances import Odds
+from tidetower.engine.describe import Description
 from tidetower.engine.dice import Roll
 from tidetower.engine.rules import (
     BarState,
@@ -23,33 +24,32 @@ from tidetower.engine.rules import (
 )
 from tidetower.engine.systems import register
 from tidetower.engine.systems.battle_rhythm import rhythm as r
-from tidetower.engine.systems.battle_rhythm.attack import ATTACK_PARAMS, attack_facts
+from tidetower.engine.systems.battle_rhythm.attack import attack_facts
+from tidetower.engine.systems.battle_rhythm.declare import DESCRIPTION, MODE_PARAMS, ORDERS
 from tidetower.engine.systems.battle_rhythm.odds import declared_lots
-from tidetower.engine.systems.battle_rhythm.rhythm import BattleRhythm, DeclareOrder
-
-MODE_PARAMS: dict[str, tuple[str, ...]] = {
-    "declare": ("action", "effort", "starts_at", "alongside"),
-    "abandon": ("action",),
-    "advance": ("counts",),
-    "rewind": (),
-    "attack": ATTACK_PARAMS,
-}
-ORDERS: tuple[DeclareOrder, ...] = ("mobility", "free")
+from tidetower.engine.systems.battle_rhythm.rhythm import BattleRhythm
 
 
 def rhythm_from(settings: Mapping[str, JSONValue]) -> BattleRhythm:
     """A new scene from settings: each character's Mobility and the declaration order."""
-    p.check_keys(settings, ("mobility", "declare_order"), "battle-rhythm setting(s)")
-    mobility = settings.get("mobility", {})
-    if not isinstance(mobility, Mapping) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in mobility.values()
+    p.check_keys(settings, [f.name for f in DESCRIPTION.settings], "battle-rhythm setting(s)")
+    speeds = _mobility(settings.get("mobility", {}))
+    order = p.choice(settings, "declare_order", ORDERS, "mobility")
+    return BattleRhythm(mobility=speeds, declare_order=order)
+
+
+def _mobility(given: JSONValue) -> dict[str, int]:
+    """Each character's Mobility, from a mapping of names or a list of "Name:N"."""
+    if isinstance(given, list | tuple) and all(isinstance(v, str) for v in given):
+        pairs = [str(v).rpartition(":") for v in given]
+        given = {n: int(v) if v.lstrip("-").isdigit() else v for n, _, v in pairs}
+    if not isinstance(given, Mapping) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in given.values()
     ):
         raise RuleError(
-            f"mobility must map names to whole numbers, got {mobility!r}", field="mobility"
+            f"mobility must map names to whole numbers, got {given!r}", field="mobility"
         )
-    order = p.choice(settings, "declare_order", ORDERS, "mobility")
-    speeds = {str(k): p.whole(mobility, k) for k in mobility}
-    return BattleRhythm(mobility=speeds, declare_order=order)
+    return {str(k): p.whole(given, k) for k in given}
 
 
 def _clock_action(scene: BattleRhythm, ctx: RollContext) -> BattleRhythm:
@@ -97,6 +97,13 @@ def _clock_summary(scene: BattleRhythm, ctx: RollContext) -> str:
     return f"Count {scene.count}: {done}"
 
 
+def _attack_summary(ctx: RollContext, facts: Mapping[str, JSONValue]) -> str:
+    """'Ash lands (no intervention of fate, accuracy 2)'; an undefended attack says so."""
+    verdict = "lands" if facts["lands"] else "misses"
+    aim = "undefended" if facts["accuracy"] is None else f"accuracy {facts['accuracy']}"
+    return f"{ctx.actor or 'the attack'} {verdict} ({facts['lot_name']}, {aim})"
+
+
 @register
 class BattleRhythmSystem(RuleSystem[BattleRhythm]):
     """Seed 003: the Count clock of declared actions, and Cast Lots for attacks."""
@@ -106,6 +113,9 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
 
     def initial_state(self, settings: Mapping[str, JSONValue]) -> BattleRhythm:
         return rhythm_from(settings)
+
+    def describe(self) -> Description:
+        return DESCRIPTION
 
     def check_context(self, state: BattleRhythm, context: RollContext) -> None:
         mode = p.mode(context.mode, MODE_PARAMS, "attack")
@@ -121,12 +131,7 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
         self.check_context(state, context)
         if context.mode in ("", "attack"):
             facts = attack_facts(context, roll)
-            verdict = "lands" if facts["lands"] else "misses"
-            return state, Outcome(
-                f"{context.actor or 'the attack'} {verdict} "
-                f"({facts['lot_name']}, accuracy {facts['accuracy']})",
-                facts | {"mode": "attack"},
-            )
+            return state, Outcome(_attack_summary(context, facts), facts | {"mode": "attack"})
         if roll.dice:
             raise RuleError(
                 f"{context.mode} is a GM action: it takes no dice, the tray shows {len(roll.dice)}",
@@ -142,6 +147,8 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
         return declared_lots(context)
 
     def bar(self, state: BattleRhythm) -> BarState:
+        """Counts from now to the last pending action, the marker at the next one; each
+        pending action a segment (its words are the description's tracker's)."""
         nxt = state.next_due()
         ahead = max((a.remaining(state.count) for a in state.pending), default=1)
         segments = tuple(
@@ -153,7 +160,7 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
             low=0,
             high=max(ahead, 1),
             position=0 if nxt is None else nxt - state.count,
-            label_a=f"Count {state.count}",
-            label_b="next action",
+            label_a="now",
+            label_b="last due",
             segments=segments,
         )

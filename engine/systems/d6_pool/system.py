@@ -2,7 +2,7 @@
 
 Rolls and GM actions both go through `resolve`: the mode names what happens (actions.py),
 params carry the numbers, and a GM action (clock, bid, reveal, end of combat) has an empty
-tray. Contests and group actions reply to an opening roll, as Tide replies do.
+tray. Contests and group actions reply to an opening roll, as replies to an opening do.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from tidetower.engine import params as p
 from tidetower.engine.chances import Odds
+from tidetower.engine.describe import Description
 from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.rules import (
     BarState,
@@ -26,6 +27,7 @@ from tidetower.engine.rules import (
 from tidetower.engine.systems import register
 from tidetower.engine.systems.d6_pool import tracker as t
 from tidetower.engine.systems.d6_pool.actions import MODES, Earlier
+from tidetower.engine.systems.d6_pool.declare import DESCRIPTION
 from tidetower.engine.systems.d6_pool.odds import declared_pool
 from tidetower.engine.systems.d6_pool.plan import POOL_PARAMS, plan_action
 from tidetower.engine.systems.d6_pool.tracker import D6Table
@@ -45,17 +47,27 @@ def _d6_faces(roll: Roll, throws: bool, mode: str) -> tuple[int, ...]:
     return roll.faces(DieKind.D6)
 
 
+def _hits(count: JSONValue) -> str:
+    """'1 hit', '3 hits'."""
+    return f"{count} hit" + ("" if count == 1 else "s")
+
+
 def _summary(ctx: RollContext, mode: str, facts: Mapping[str, JSONValue]) -> str:
+    """A line for the table: an action's hits against its difficulty, else the facts that
+    have a value (none reads "None")."""
     who = ctx.actor or "the table"
     if mode in ("action", "group") and "result" in facts:
         extra = f", {facts['excess']} excess" if facts["excess"] else ""
-        return f"{who}: {facts['hits']} hits vs {facts['difficulty']}: {facts['result']}{extra}"
+        hits = _hits(facts["hits"])
+        return f"{who}: {hits} vs difficulty {facts['difficulty']}: {facts['result']}{extra}"
     if mode == "auction":
         return f"{who} rolled for the auction: hits hidden until the reveal"
     if mode == "reveal":
         return f"auction: {' and '.join(p.names(facts, 'winners'))} ({facts['why']})"
     shown = ", ".join(
-        f"{k} {v}" for k, v in facts.items() if k != "mode" and not isinstance(v, list | dict)
+        f"{k} {v}"
+        for k, v in facts.items()
+        if k != "mode" and v is not None and not isinstance(v, list | dict)
     )
     return f"{who}, {mode}" + (f": {shown}" if shown else "")
 
@@ -87,7 +99,12 @@ class D6PoolSystem(RuleSystem[D6Table]):
         facts["mode"] = mode
         return table, Outcome(_summary(context, mode, facts), facts)
 
+    def describe(self) -> Description:
+        return DESCRIPTION
+
     def bar(self, state: D6Table) -> BarState:
+        """The first clock from empty to full, every clock a segment; with no clock, an
+        empty bar with no words (the page says so by the tracker's kind)."""
         segments = tuple((c.name, c.filled, c.size) for c in state.clocks)
         first = state.clocks[0] if state.clocks else None
         return BarState(
@@ -95,8 +112,8 @@ class D6PoolSystem(RuleSystem[D6Table]):
             low=0,
             high=first.size if first else 1,
             position=first.filled if first else 0,
-            label_a=first.name if first else "no clock",
-            label_b="full",
+            label_a=first.name if first else "",
+            label_b="full" if first else "",
             segments=segments,
         )
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, get_args
 
-from tidetower.engine import params as p
+from tidetower.engine.describe import Field, read_fields
 from tidetower.engine.rules import JSONValue, RuleError
 from tidetower.engine.systems.d6_pool.pool import Bid, Clock, auction_winners, check_bid
 
@@ -33,18 +33,20 @@ class D6Settings:
     zero_resistance: ZeroResistance = "lowest-of-two"
 
 
+SETTINGS = (
+    Field("stress_max", "Stress boxes", default=9, minimum=1, maximum=20),
+    Field("traitor_threshold", "Traitor dice hit on", "choice", get_args(TraitorThreshold), "roll"),
+    Field("auction_bids", "Auction bids", "choice", get_args(AuctionBids), "open"),
+    Field("momentum_spend", "Momentum lands on", "choice", get_args(MomentumSpend), "success"),
+    Field("zero_resistance", "Resisting at 0", "choice", get_args(ZeroResistance), "lowest-of-two"),
+)
+"""D6Settings as the set-up form shows it (declare.py's DESCRIPTION.settings): one Field each."""
+
+
 def settings_from(values: Mapping[str, JSONValue]) -> D6Settings:
-    """D6Settings from GM settings; unknown keys and values are errors."""
-    p.check_keys(values, [f.name for f in dataclasses.fields(D6Settings)], "d6-pool setting(s)")
-    return D6Settings(
-        stress_max=p.whole(values, "stress_max", 9, minimum=1, maximum=20),
-        traitor_threshold=p.choice(values, "traitor_threshold", ("roll", "three"), "roll"),
-        auction_bids=p.choice(values, "auction_bids", ("open", "raise"), "open"),
-        momentum_spend=p.choice(values, "momentum_spend", ("success", "full"), "success"),
-        zero_resistance=p.choice(
-            values, "zero_resistance", ("lowest-of-two", "cannot"), "lowest-of-two"
-        ),
-    )
+    """D6Settings from GM settings, read by SETTINGS; unknown keys and values are errors."""
+    read: Any = read_fields(SETTINGS, values, "d6-pool setting(s)")
+    return D6Settings(**read)
 
 
 @dataclass(frozen=True)

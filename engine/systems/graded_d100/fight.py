@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tidetower.engine import params as p
+from tidetower.engine.describe import Field, read_fields
 from tidetower.engine.dice import DieKind, Roll, d100
 from tidetower.engine.rules import SIDES, JSONValue, RollContext, RuleError, Side
 from tidetower.engine.systems.graded_d100 import grades as g
@@ -47,19 +49,22 @@ class GradedFight:
         return self.momentum_a if side == "a" else self.momentum_b
 
 
+SETTINGS = (
+    Field("hero_side", "Heroes' side", "choice", SIDES, "a", help="their base chance is 80%"),
+    Field("momentum_cap", "Momentum cap", default=10, minimum=1, maximum=50),
+    Field("chance_min", "Lowest chance", default=5, minimum=0, maximum=100),
+    Field("chance_max", "Highest chance", default=95, minimum=0, maximum=100),
+    Field("extra_attack_penalty", "Defence penalty", default=10, minimum=0, maximum=50),
+)
+"""GradedSettings as the set-up form shows it (declare.py's DESCRIPTION.settings)."""
+
+
 def settings_from(values: Mapping[str, JSONValue]) -> GradedSettings:
-    """GradedSettings from GM settings; unknown keys and bad values are errors."""
-    p.check_keys(
-        values, [f.name for f in dataclasses.fields(GradedSettings)], "graded-d100 setting(s)"
-    )
-    low = p.whole(values, "chance_min", 5, minimum=0, maximum=100)
-    return GradedSettings(
-        hero_side=p.choice(values, "hero_side", SIDES, "a"),
-        momentum_cap=p.whole(values, "momentum_cap", 10, minimum=1, maximum=50),
-        chance_min=low,
-        chance_max=p.whole(values, "chance_max", 95, minimum=low, maximum=100),
-        extra_attack_penalty=p.whole(values, "extra_attack_penalty", 10, minimum=0, maximum=50),
-    )
+    """GradedSettings from GM settings, read by SETTINGS; unknown keys and bad values are
+    errors, and so is a highest chance below the lowest."""
+    read: Any = read_fields(SETTINGS, values, "graded-d100 setting(s)")
+    p.whole(read, "chance_max", minimum=read["chance_min"])
+    return GradedSettings(**read)
 
 
 def add_momentum(fight: GradedFight, side: Side, amount: int) -> GradedFight:

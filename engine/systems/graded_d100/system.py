@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from tidetower.engine import params as p
 from tidetower.engine.chances import Odds
+from tidetower.engine.describe import Description
 from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.rules import (
     BarState,
@@ -28,8 +29,13 @@ from tidetower.engine.rules import (
 )
 from tidetower.engine.systems import register
 from tidetower.engine.systems.graded_d100 import grades as g
+from tidetower.engine.systems.graded_d100.declare import (
+    DESCRIPTION,
+    GM_ACTIONS,
+    MODE_PARAMS,
+    SIDELESS,
+)
 from tidetower.engine.systems.graded_d100.fight import (
-    ROLL_PARAMS,
     Defence,
     GradedFight,
     add_momentum,
@@ -41,8 +47,6 @@ from tidetower.engine.systems.graded_d100.fight import (
     settings_from,
 )
 from tidetower.engine.systems.graded_d100.odds import declared_grades
-
-ATTACK_PARAMS = (*ROLL_PARAMS, "defender", "undefendable", "kill")
 
 
 def _side(ctx: RollContext) -> Side:
@@ -121,19 +125,6 @@ def _attack(fight: GradedFight, ctx: RollContext, roll: Roll) -> Step:
     }
 
 
-GM_ACTIONS = {
-    "end-turn": (),
-    "kill": ("amount",),
-    "ally-falls": ("amount",),
-    "momentum": ("amount",),
-}
-MODE_PARAMS: dict[str, tuple[str, ...]] = {
-    "attack": ATTACK_PARAMS,
-    "defence": (*ROLL_PARAMS, "defender"),
-    **GM_ACTIONS,
-}
-
-
 def gm_action(fight: GradedFight, ctx: RollContext) -> GradedFight:
     """The fight after a GM action (no dice) named by ctx.mode."""
     if ctx.mode == "end-turn":
@@ -152,10 +143,13 @@ class GradedSystem(RuleSystem[GradedFight]):
     def initial_state(self, settings: Mapping[str, JSONValue]) -> GradedFight:
         return GradedFight(settings=settings_from(settings))
 
+    def describe(self) -> Description:
+        return DESCRIPTION
+
     def check_context(self, state: GradedFight, context: RollContext) -> None:
         mode = p.mode(context.mode, MODE_PARAMS, "attack")
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
-        if mode != "end-turn":
+        if mode not in SIDELESS:
             _side(context)
 
     def resolve(
@@ -210,6 +204,8 @@ class GradedSystem(RuleSystem[GradedFight]):
             low=-2 * cap,
             high=2 * cap,
             position=state.momentum_b - state.momentum_a,
+            label_a="A",
+            label_b="B",
             segments=(
                 ("A momentum", state.momentum_a + cap, 2 * cap),
                 ("B momentum", state.momentum_b + cap, 2 * cap),

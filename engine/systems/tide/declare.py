@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from tidetower.engine import params as p
 from tidetower.engine.describe import Description, Field, Mode, Tracker
-from tidetower.engine.dice import DieKind
-from tidetower.engine.rules import RollContext
-from tidetower.engine.systems.tide.marks import MARKS_KINDS, TIERS
+from tidetower.engine.dice import DieError, DieKind
+from tidetower.engine.rules import RollContext, RuleError
+from tidetower.engine.systems.tide.marks import MARKS_KINDS, TIERS, check_tier
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
 
 MODES = ("primitive", "unopposed", "opposed", "tide")
@@ -55,8 +55,13 @@ DESCRIPTION = Description(
 
 def tier(context: RollContext) -> DieKind | None:
     """The declared tier die, if one was named."""
-    named = p.choice(context.params, "tier", (*_TIER_NAMES, None), None)
-    return None if named is None else DieKind(named)
+    named = context.params.get("tier")
+    if named is None:
+        return None
+    try:
+        return check_tier(DieKind.parse(str(named)))
+    except DieError as error:
+        raise RuleError(str(error), field="tier") from None
 
 
 def entered_marks(context: RollContext) -> int | None:

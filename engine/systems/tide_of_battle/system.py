@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from tidetower.engine import params as p
+from tidetower.engine.describe import Description
 from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.rules import (
     BarState,
@@ -24,6 +25,7 @@ from tidetower.engine.rules import (
     attack_in_turn,
 )
 from tidetower.engine.systems import register
+from tidetower.engine.systems.tide_of_battle.declare import DESCRIPTION, MODE_PARAMS, THROWS
 from tidetower.engine.systems.tide_of_battle.tide import (
     BattleTide,
     demoralise,
@@ -80,15 +82,6 @@ def _steps(context: RollContext) -> int:
     return p.whole(context.params, "steps", 1, minimum=0)
 
 
-MODE_PARAMS: dict[str, tuple[str, ...]] = {
-    "attack": ("side", "attack", "defence", "target"),
-    "shift": ("side", "steps", "cause"),
-    "recount": ("numbers",),
-    "demoralise": ("side", "creature", "favour"),
-    "restore": ("creature",),
-}
-
-
 def gm_action(tide: BattleTide, context: RollContext) -> BattleTide:
     """The tide after a GM action named by context.mode (no dice)."""
     prm, mode = context.params, context.mode
@@ -115,6 +108,9 @@ class BattleTideSystem(RuleSystem[BattleTide]):
     def initial_state(self, settings: Mapping[str, JSONValue]) -> BattleTide:
         return start(settings)
 
+    def describe(self) -> Description:
+        return DESCRIPTION
+
     def check_context(self, state: BattleTide, context: RollContext) -> None:
         mode = p.mode(context.mode, MODE_PARAMS, "attack")
         p.check_keys(context.params, MODE_PARAMS[mode], f"{mode} param(s)")
@@ -126,7 +122,7 @@ class BattleTideSystem(RuleSystem[BattleTide]):
     ) -> tuple[BattleTide, Outcome]:
         self.check_context(state, context)
         mode = context.mode or "attack"
-        if mode == "attack":
+        if mode in THROWS:
             facts = _attack(state, context, roll)
             tide = state
         else:

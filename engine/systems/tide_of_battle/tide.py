@@ -208,7 +208,16 @@ def restore(tide: BattleTide, name: str) -> BattleTide:
     )
 
 
+def as_whole(value: JSONValue) -> JSONValue:
+    """A whole number typed as text ("13", "-2", as a terminal's list gives it) as one;
+    any other value as it is."""
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return value
+
+
 def _roster(value: JSONValue, what: str) -> Roster:
+    value = as_whole(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return Roster(plain=value)
     if not isinstance(value, Mapping):
@@ -240,8 +249,9 @@ def _side_list(value: JSONValue, tide: BattleTide, what: str) -> list[int]:
     return [tide.side_index(s, what) for s in listed]
 
 
-def _from_morale(tide: BattleTide, morale: JSONValue) -> BattleTide:
+def _from_morale(tide: BattleTide, given: JSONValue) -> BattleTide:
     """Start toward the side with the highest morale, by its lead over the next side."""
+    morale = [as_whole(m) for m in given] if isinstance(given, list | tuple) else given
     if (
         not isinstance(morale, list | tuple)
         or len(morale) != len(tide.sides)
@@ -269,6 +279,7 @@ def _from_surprise(tide: BattleTide, surprised: list[int]) -> BattleTide:
 
 
 SETTING_KEYS = ("sides", "morale", "home", "surprised", "numbers", "span")
+"""declare.py describes each of these settings (a test checks they agree)."""
 
 
 def start(settings: Mapping[str, JSONValue]) -> BattleTide:
@@ -278,11 +289,11 @@ def start(settings: Mapping[str, JSONValue]) -> BattleTide:
     if not isinstance(labels, list | tuple) or not all(isinstance(s, str) and s for s in labels):
         raise RuleError(f"sides must be a list of names, got {labels!r}", field="sides")
     tide = BattleTide(tuple(labels), span=p.whole(settings, "span", 5, minimum=1, maximum=30))
-    if "morale" in settings:
+    if settings.get("morale"):  # none or empty, as a set-up form leaves it: no morale
         tide = _from_morale(tide, settings["morale"])
     for home in _side_list(settings.get("home"), tide, "home"):
         tide = shift(tide, home, 1, "home ground")
     tide = _from_surprise(tide, _side_list(settings.get("surprised"), tide, "surprised"))
-    if "numbers" in settings:
+    if settings.get("numbers"):
         tide = recount(tide, *rosters(settings["numbers"]))
     return dataclasses.replace(tide, last_motion=None)

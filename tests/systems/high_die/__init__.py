@@ -12,9 +12,11 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from tidetower.engine import params as p
 from tidetower.engine.chances import Odds
+from tidetower.engine.describe import Description, Field, Mode, Tracker, read_fields
 from tidetower.engine.dice import DieKind, Roll
 from tidetower.engine.rules import (
     BarState,
@@ -42,9 +44,23 @@ class HighDie:
     last_motion: Motion | None = None
 
 
+DESCRIPTION = Description(
+    title="High die",
+    setup="Set up the bar",
+    tracker=Tracker("two-sided", "the high-die bar", end="{side}'s end"),
+    settings=(
+        Field("span", "Span", default=3, minimum=1, maximum=10, help="steps from 0 to an end"),
+        Field("target", "Target", default=4, minimum=1, maximum=6, help="the face that pushes"),
+    ),
+    fields=(Field("side", "Side", "side", help="the side that throws"),),
+    modes=(Mode("throw", ("side",)),),
+    default_mode="throw",
+)
+
+
 def _side(context: RollContext) -> Side:
     if context.side is None:
-        raise RuleError("name the side that throws ('a' or 'b')")
+        raise RuleError("name the side that throws ('a' or 'b')", field="side")
     return context.side
 
 
@@ -56,13 +72,14 @@ class HighDieSystem(RuleSystem[HighDie]):
     state_type = HighDie
 
     def initial_state(self, settings: Mapping[str, JSONValue]) -> HighDie:
-        p.check_keys(settings, ("span", "target"), "high-die setting(s)")
-        return HighDie(
-            span=p.whole(settings, "span", 3, minimum=1, maximum=10),
-            target=p.whole(settings, "target", 4, minimum=1, maximum=6),
-        )
+        read: Any = read_fields(DESCRIPTION.settings, settings, "high-die setting(s)")
+        return HighDie(span=read["span"], target=read["target"])
+
+    def describe(self) -> Description:
+        return DESCRIPTION
 
     def check_context(self, state: HighDie, context: RollContext) -> None:
+        p.mode(context.mode, [m.name for m in DESCRIPTION.modes], DESCRIPTION.default_mode)
         _side(context)
 
     def resolve(
