@@ -23,7 +23,6 @@ import cv2
 from gpiozero import Device
 from playwright.sync_api import Page, expect, sync_playwright
 
-from tidetower.engine.dice import DieKind
 from tidetower.engine.rules import RollContext
 from tidetower.engine.tray import TowerState
 from tidetower.firmware.sim import sim_config, simulated_parts
@@ -35,7 +34,9 @@ from tidetower.mqtt.settings import MqttSettings
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORTS = {"phone": (390, 844), "desktop": (1280, 800)}
 WAIT_MS = 30_000
-ZHAO = RollContext(actor="Zhao", side="a", mode="tide", tide_linked=True, pool=3, tier=DieKind.D6)
+ZHAO = RollContext(
+    actor="Zhao", side="a", mode="tide", pool=3, params={"tier": "d6", "tide_linked": True}
+)
 
 
 def free_port() -> int:
@@ -95,12 +96,14 @@ def play(tower: Tower) -> None:
     tower.table.declare(replace(ZHAO, actor="Li", side="b", pool=2))
     throw(tower, ("d6", "d6", "d20"))
     li = tower.table.state.history[-1].id
-    reply = RollContext(actor="Li", side="b", reply_to=zhao, pool=4, tier=DieKind.D6)
+    reply = RollContext(actor="Li", side="b", reply_to=zhao, pool=4, params={"tier": "d6"})
     tower.table.declare(reply)
     throw(tower, ("d6", "d6", "d6", "d6", "d20"))
     tower.table.undo()  # a mistake, taken back and put back
     tower.table.redo()
-    tower.table.declare(RollContext(actor="Zhao", side="a", reply_to=li, pool=3, tier=DieKind.D6))
+    tower.table.declare(
+        RollContext(actor="Zhao", side="a", reply_to=li, pool=3, params={"tier": "d6"})
+    )
 
 
 def shoot(

@@ -29,10 +29,14 @@ def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
     ):
         page.goto(server.url)
         expect(page.locator("#tower")).to_have_text("tower online")
-        expect(page.locator("#tide-position")).to_have_text("8")
+        expect(page.locator("#tracker-position")).to_have_text("8")
         table.declare(
             RollContext(
-                actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=2, tier=DieKind.D6
+                actor="Zhao",
+                side="a",
+                mode="unopposed",
+                pool=2,
+                params={"tier": "d6", "tide_linked": True},
             )
         )
         expect(page.locator("#declared")).to_contain_text("Zhao")
@@ -43,16 +47,16 @@ def test_the_page_shows_a_roll_and_its_tide_form_moves_the_tide(
         expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")
         expect(page.locator("#dice .die")).to_have_count(3)
         expect(page.locator("#dice .die[data-kind=d6] circle")).to_have_count(8)  # 6 + 2 pips
-        expect(page.locator("#tide-position")).to_have_text("9")
+        expect(page.locator("#tracker-position")).to_have_text("9")
         expect(page.locator("#history li.roll")).to_have_count(1)
 
         page.locator("summary", has_text="Set up the Tide").click()
-        page.locator("#form-tide [name=weight_a]").fill("5")
-        page.locator("#form-tide [name=weight_b]").fill("7")
-        page.locator("#form-tide button").click()
-        expect(page.locator("#cmd-status")).to_have_text("tide: done")
-        expect(page.locator("#tide-position")).to_have_text("5")
-        expect(page.locator("#tide-length")).to_have_text("11")
+        page.locator("#form-setup [name=weight_a]").fill("5")
+        page.locator("#form-setup [name=weight_b]").fill("7")
+        page.locator("#form-setup button").click()
+        expect(page.locator("#cmd-status")).to_have_text("setup: done")
+        expect(page.locator("#tracker-position")).to_have_text("5")
+        expect(page.locator("#tracker-length")).to_have_text("11")
         assert table.bar().position == 5
 
         page.locator("#undo").click()
@@ -70,14 +74,14 @@ def test_the_page_opened_late_from_a_file_shows_the_bar_and_last_roll(
 ) -> None:
     settings = any_broker.settings()
     with TablePublisher(Table(tmp_path / "s.db"), settings) as publisher:
-        publisher.table.declare(RollContext(actor="Zhao", side="a", tide_linked=True))
+        publisher.table.declare(RollContext(actor="Zhao", side="a", params={"tide_linked": True}))
         publisher.record(Roll((Die(DieKind.D8, 5), Die(DieKind.D20, 20))))
         assert publisher.wait_delivered(WAIT) and publisher.client.wait_connected(WAIT)
         html = export_page(tmp_path / "page")
         page.goto(
             f"file://{html}?ws=ws://127.0.0.1:{any_broker.ws_port}/mqtt&table={settings.table}"
         )
-        expect(page.locator("#tide-position")).to_have_text("9")
+        expect(page.locator("#tracker-position")).to_have_text("9")
         expect(page.locator("#bar .cell")).to_have_count(16)
         expect(page.locator("#outcome")).to_contain_text("Zhao: 1 Mark")  # from `session`
         expect(page.locator("#dice .die")).to_have_count(2)

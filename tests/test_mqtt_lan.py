@@ -80,9 +80,9 @@ def _only_the_gm_moves_the_tide(
         assert reader.json_on(topics.tide)["position"] == 8  # anyone reads
         acked = threading.Event()  # the broker has routed or dropped it once it acks
         body = '{"id": "guest", "weight_a": 3}'
-        assert reader.client.publish(topics.command("tide"), body, 1, on_ack=acked.set)
+        assert reader.client.publish(topics.command("setup"), body, 1, on_ack=acked.set)
         assert acked.wait(WAIT)
-        gm.client.publish(topics.command("tide"), '{"id": "g", "weight_a": 4}', qos=1)
+        gm.client.publish(topics.command("setup"), '{"id": "g", "weight_a": 4}', qos=1)
         assert gm.json_on(topics.command_result, lambda b: b["id"] == "g")["ok"]
         replies = [json.loads(m.payload) for m in gm.seen if m.topic == topics.command_result]
         assert [r["id"] for r in replies] == ["g"]  # the guest's never reached the tower
@@ -120,8 +120,8 @@ def _gm_signs_in(page: Page, token: str) -> None:
 
 def _set_tide(page: Page, weight_a: int) -> None:
     page.locator("summary", has_text="Set up the Tide").click()
-    page.locator("#form-tide [name=weight_a]").fill(str(weight_a))
-    page.locator("#form-tide button").click()
+    page.locator("#form-setup [name=weight_a]").fill(str(weight_a))
+    page.locator("#form-setup button").click()
 
 
 def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
@@ -134,12 +134,12 @@ def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
     ):
         page.goto(server.url)  # a player's phone
         expect(page.locator("#tower")).to_have_text("tower online")
-        expect(page.locator("#tide-position")).to_have_text("8")
+        expect(page.locator("#tracker-position")).to_have_text("8")
         expect(
             page.locator("summary", has_text="Set up the Tide")
         ).to_be_hidden()  # not for players
         expect(page.locator("#connection summary")).to_be_visible()  # the GM can sign in here
-        page.evaluate("send('tide', {weight_a: 5})")  # a player who sends one anyway
+        page.evaluate("send('setup', {weight_a: 5})")  # a player who sends one anyway
         gm = page.context.new_page()
         errors: list[object] = []
         gm.on("pageerror", lambda error: errors.append(error))
@@ -150,11 +150,11 @@ def test_a_player_page_cannot_move_the_tide_and_the_gm_page_with_the_token_can(
         gm.locator("#form-login button").click()
         expect(gm.locator("#link")).to_have_text("broker online as gm")
         _set_tide(gm, 4)
-        expect(gm.locator("#cmd-status")).to_have_text("tide: done")
+        expect(gm.locator("#cmd-status")).to_have_text("setup: done")
         # the GM's command was answered after the player's was sent: had the player's reached
         # the tower it would have been answered first, and the Tide would not be the GM's 4
-        expect(page.locator("#tide-position")).to_have_text("4")  # the players see the GM's
-        never_answered = re.compile(r"^tide: (sent…|no reply from the tower .*)$")
+        expect(page.locator("#tracker-position")).to_have_text("4")  # the players see the GM's
+        never_answered = re.compile(r"^setup: (sent…|no reply from the tower .*)$")
         expect(page.locator("#cmd-status")).to_have_text(never_answered)
         assert publisher.table.bar().position == 4 and not errors
 

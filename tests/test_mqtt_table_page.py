@@ -26,7 +26,7 @@ from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.registry import TowerControls
 
 ZHAO = RollContext(
-    actor="Zhao", side="a", tide_linked=True, mode="unopposed", pool=3, tier=DieKind.D8
+    actor="Zhao", side="a", mode="unopposed", pool=3, params={"tier": "d8", "tide_linked": True}
 )
 READING = (
     DieRead("d8", 6, (0.1, 0.1, 0.2, 0.24), 0.97),
@@ -70,7 +70,7 @@ def test_the_table_view_shows_the_bar_the_result_and_the_dice_that_scored(
         expect(page.locator("#dice .die.typed")).to_have_count(1)  # the d20 the GM typed
         expect(page.locator("#moved .who")).to_have_text("Zhao · 2 Marks")
         expect(page.locator("#moved .motion")).to_have_text(["omen 20 toward B's collapse: 8 → 9"])
-        expect(page.locator("#tide-position")).to_have_text("9")
+        expect(page.locator("#tracker-position")).to_have_text("9")
         expect(page.locator("#dice .conf").first).to_be_hidden()  # players need no percentages
         big = dice.first.locator("svg").bounding_box()
         bar = page.locator("#bar").bounding_box()
@@ -83,9 +83,9 @@ def test_the_table_view_shows_the_bar_the_result_and_the_dice_that_scored(
         assert "view=table" not in page.url
         small = dice.first.locator("svg").bounding_box()
         assert small is not None and small["width"] < big["width"]
-        table.declare(RollContext(actor="Side B", side="b", mode="tide", marks=1))
+        table.declare(RollContext(actor="Side B", side="b", mode="tide", params={"marks": 1}))
         expect(page.locator("#declared")).to_have_text(
-            "Declared: Side B, tide, 1 Mark entered"  # the side said once, one Mark
+            "Declared: Side B, tide, Marks 1"  # the side said once, the field by its label
         )
 
 
@@ -272,11 +272,11 @@ def test_undo_names_the_roll_and_a_refusal_across_a_new_tide_is_shown(
         page.goto(server.url)
         expect(page.locator("#history li.roll")).to_have_count(1)
         page.locator("summary", has_text="Set up the Tide").click()
-        page.locator("#form-tide [name=weight_a]").fill("6")
-        page.locator("#form-tide [name=weight_b]").fill("12")
-        page.locator("#form-tide [name=label_a]").fill("Imperial")
-        page.locator("#form-tide [name=label_b]").fill("Mongol")
-        page.locator("#form-tide button").click()
+        page.locator("#form-setup [name=weight_a]").fill("6")
+        page.locator("#form-setup [name=weight_b]").fill("12")
+        page.locator("#form-setup [name=label_a]").fill("Imperial")
+        page.locator("#form-setup [name=label_b]").fill("Mongol")
+        page.locator("#form-setup button").click()
         expect(page.locator("#label-a")).to_have_text("Imperial collapse")
         page.locator("#undo").click()
         expect(page.locator("#undo-what")).to_contain_text(

@@ -124,14 +124,14 @@ def test_the_page_shows_its_bar_and_odds(
     ):
         page.goto(server.url)
         expect(page.locator("#bar .cell")).to_have_count(7)  # -3 .. 3
-        expect(page.locator("#tide-position")).to_have_text("0")
+        expect(page.locator("#tracker-position")).to_have_text("0")
         table.declare(RollContext(actor="Ivo", side="b"))
         odds = page.locator("#odds")
         expect(odds.locator("p")).to_have_text("Odds for 1d6 at 4+: mean 0.5 steps")
         expect(odds.locator(".outcome", has_text="pushes")).to_contain_text("50.0%")
         publisher.record(Roll((Die(DieKind.D6, 6),)))
         expect(page.locator("#outcome")).to_have_text("6: pushed")
-        expect(page.locator("#tide-position")).to_have_text("1")
+        expect(page.locator("#tracker-position")).to_have_text("1")
 
 
 def _practise(name: str, turns: int) -> tuple[int, int]:

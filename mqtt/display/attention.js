@@ -93,13 +93,16 @@ function trayBox(box, label, kind, title) {
   return mark;
 }
 
-// The kind an unreadable die most likely is: that of the dice read, else the declared tier.
+const KINDS = ["d6", "d4", "d8", "d10", "d10-tens", "d12", "d20", "d100"];
+
+// The kind an unreadable die most likely is: that of the dice read, else a die the declared
+// roll names among its own fields.
 function likelyKind(attention) {
   const counts = {};
   for (const d of attention.dice) counts[d.kind] = (counts[d.kind] || 0) + 1;
   const best = Object.keys(counts).sort((a, b) => counts[b] - counts[a])[0];
-  const declared = lastSession ? lastSession.declared : null;
-  return best || (declared && declared.tier) || "d6";
+  const params = (lastSession && lastSession.declared && lastSession.declared.params) || {};
+  return best || Object.values(params).find((value) => KINDS.includes(value)) || "d6";
 }
 
 function unreadableItem(unread, position, attention) {
@@ -116,7 +119,7 @@ function unreadableItem(unread, position, attention) {
   const kind = document.createElement("select");
   kind.className = "kind gm-only";  // a player sees the die, the GM enters it
   kind.setAttribute("aria-label", `kind of die #${unread.index}`);
-  for (const name of ["d6", "d4", "d8", "d10", "d10-tens", "d12", "d20", "d100"]) kind.add(new Option(name, name));
+  for (const name of KINDS) kind.add(new Option(name, name));
   kind.value = unread.kind || likelyKind(attention);
   const faces = document.createElement("div");
   faces.className = "faces gm-only";

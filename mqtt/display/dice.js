@@ -1,5 +1,5 @@
 // Dice drawn as faces (d6 pips; the other dice as their outline with the number), and the
-// words for a count ("1 Mark", "2 Marks"). Used by the last roll, the table view and the
+// words for a count ("1 hit", "2 hits"). Used by the last roll, the table view and the
 // history; loaded before the scripts that call it.
 "use strict";
 
@@ -15,7 +15,7 @@ const PIPS = { 1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [
   6: [[28, 25], [72, 25], [28, 50], [72, 50], [28, 75], [72, 75]] };
 const UNSURE = 0.6;  // a camera read under this confidence is outlined
 
-// "1 Mark", "3 Marks", "1 hit": the word of a count, singular for one.
+// "1 hit", "3 hits", "1 lot": the word of a count, singular for one.
 function counted(count, word) {
   return `${count} ${count === 1 && word.endsWith("s") ? word.slice(0, -1) : word}`;
 }

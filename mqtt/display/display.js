@@ -1,4 +1,4 @@
-// The table display: the Tide bar, the last roll with its dice, the next roll and its odds,
+// The table display: the tracker, the last roll with its dice, the next roll and its odds,
 // the history, and GM controls that send commands. Data comes straight from the broker.
 "use strict";
 
@@ -63,7 +63,7 @@ function received(topic, text) {
   let body;
   try { body = JSON.parse(text); } catch (error) { return; }
   if (name === "learn") showLearn(body);
-  else if (name === "tide") showTide(body);
+  else if (name === "tide") showTracker(body);
   else if (name === "session") showSession(body);
   else if (name === "roll") showRoll(body);
   else if (name === "cmd/result") showResult(body);
@@ -75,7 +75,26 @@ function showTower(text) {
   $("tower-state").classList.toggle("stale", text !== "online");
 }
 
-function showTide(bar) {
+// The tracker (retained `tide`, the product's bar), drawn by its kind: a bar between two
+// sides, one small bar per clock, a count with what is pending, or nothing.
+let lastTracker = null;            // the latest tracker (undo.js names it)
+
+function showTracker(bar) {
+  lastTracker = bar;
+  const tracker = bar.tracker || { kind: "two-sided", name: "the bar", ends: [bar.label_a, bar.label_b], position: "Position" };
+  const kind = tracker.kind;
+  $("tracker-panel").hidden = kind === "none";
+  $("tracker-bar").hidden = kind !== "two-sided";
+  $("tracker-count").hidden = kind !== "count";
+  $("segments").hidden = kind !== "clocks" && kind !== "count";
+  if (kind === "two-sided") showBar(bar, tracker);
+  if (kind === "count") $("tracker-count").textContent = `${tracker.position} ${bar.position}`;
+  if (kind === "clocks" || kind === "count") showSegments(bar.segments || [], kind);
+  const m = bar.last_motion;
+  $("motion").textContent = m ? `${m.cause}: ${m.before} → ${m.after}` : "";
+}
+
+function showBar(bar, tracker) {
   const cells = [];
   for (let p = bar.low; p <= bar.high; p++) {
     const cell = document.createElement("div");
@@ -84,18 +103,38 @@ function showTide(bar) {
     cells.push(cell);
   }
   $("bar").replaceChildren(...cells);
-  $("label-a").textContent = `${bar.label_a} collapse`;
-  $("label-b").textContent = `${bar.label_b} collapse`;
-  $("tide-position").textContent = bar.position;
-  $("tide-length").textContent = bar.length;
+  $("label-a").textContent = tracker.ends[0];
+  $("label-b").textContent = tracker.ends[1];
+  $("tracker-word").textContent = tracker.position;
+  $("tracker-position").textContent = bar.position;
+  $("tracker-length").textContent = bar.length;
   $("routed").hidden = !bar.routed;
   $("routed").textContent = bar.routed ? `${bar.routed === "a" ? bar.label_a : bar.label_b} routs!` : "";
-  const m = bar.last_motion;
-  $("motion").textContent = m ? `${m.cause}: ${m.before} → ${m.after}` : "";
+}
+
+// One small bar per part ("name filled/size"): a clock, or an action pending on the count.
+function showSegments(segments, kind) {
+  const rows = segments.map(([label, filled, size]) => {
+    const row = document.createElement("div");
+    row.className = "segment";
+    row.innerHTML = '<span class="name"></span><div class="cells"></div><span class="filled"></span>';
+    row.querySelector(".name").textContent = label;
+    row.querySelector(".filled").textContent = `${filled}/${size}`;
+    const cells = Array.from({ length: size }, (_, i) => {
+      const cell = document.createElement("div");
+      cell.className = i < filled ? "cell on" : "cell";
+      return cell;
+    });
+    row.querySelector(".cells").replaceChildren(...cells);
+    return row;
+  });
+  if (!rows.length) rows.push(movedLine(kind === "clocks" ? "No clocks yet" : "Nothing pending", "muted"));
+  $("segments").replaceChildren(...rows);
 }
 
 function showSession(session) {
   lastSession = session;
+  showForms(session);
   $("declared").textContent = declaredText(session);
   showOdds(session.odds);
   showHistory(session);
@@ -103,22 +142,30 @@ function showSession(session) {
   if (session.last_roll && !shownRoll) showRoll(session.last_roll);
 }
 
-// The declared roll in a line; a side named by its actor ("Side B") is said once.
+// The declared roll in a line, each of the system's own fields by its label; a side named
+// by its actor ("Side B") is said once.
 function declaredText(session) {
   const d = session.declared || {};
   const side = d.side && session.sides[d.side].label;
   const actor = (d.actor || "").toLowerCase();
   const saidByActor = side && [side.toLowerCase(), `side ${side.toLowerCase()}`].includes(actor);
+  const own = Object.entries(d.params || {}).map(([name, value]) => ownText(name, value));
   const parts = [d.actor, side && !saidByActor && `side ${side}`, d.mode,
-    d.pool != null && d.tier && `${d.pool}${d.tier}`, d.tide_linked && "Tide-linked",
-    d.reply_to && `replying to ${d.reply_to}`, d.marks != null && `${counted(d.marks, "Marks")} entered`];
+    d.pool != null && `pool ${d.pool}`, ...own, d.reply_to && `replying to ${d.reply_to}`];
   const text = parts.filter(Boolean).join(", ");
   return text ? `Declared: ${text}` : "Nothing declared.";
 }
 
-// Odds rows: a count (2 Marks, 3 hits) or a named result (a grade, a lot), then what the
-// roll comes to (bad / partial / full, lands / misses, where the Tide goes) and the chance
-// of an explosion.
+// One own field: a flag by its label when set, a list joined, else "Label value".
+function ownText(name, value) {
+  if (value === false || value == null || value === "") return "";
+  if (value === true) return fieldLabel(name);
+  return `${fieldLabel(name)} ${Array.isArray(value) ? value.join(", ") : value}`;
+}
+
+// Odds rows: a count (3 hits) or a named result (a grade, a lot), then what the roll comes
+// to (bad / partial / full, lands / misses, where the tracker goes) and the chance of an
+// explosion.
 function showOdds(odds) {
   if (!odds) { $("odds").replaceChildren(); return; }
   const named = odds.rows.some((row) => row.label);
@@ -191,14 +238,12 @@ function send(command, body) {
   return body.id;
 }
 
-const NUMBERS = new Set(["pool", "weight_a", "weight_b", "index", "value"]);
-
 function formBody(form) {
   const body = {};
   for (const field of form.elements) {
     if (!field.name || field.value === "") continue;
     if (field.type === "checkbox") body[field.name] = field.checked;
-    else body[field.name] = NUMBERS.has(field.name) ? Number(field.value) : field.value;
+    else body[field.name] = field.type === "number" ? Number(field.value) : field.value;
   }
   return body;
 }

@@ -1,6 +1,6 @@
 // The history, newest first: each roll with its tray photo (served by `tidetower display
 // --snapshots`), its number, time and who threw, what it came to and its dice (those the GM
-// typed marked), and between the rolls the GM's actions (undo, redo, a new Tide).
+// typed marked), and between the rolls the GM's actions (undo, redo, a tracker set up afresh).
 // Uses `$` and `counted` from the other scripts.
 "use strict";
 

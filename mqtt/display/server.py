@@ -15,14 +15,11 @@ import logging
 import re
 import shutil
 import threading
-from html import escape
 from http import HTTPStatus
 from pathlib import Path
 
 import click
 
-from tidetower.engine.systems import get_system
-from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
 from tidetower.mqtt.display.bounds import BoundedHandler, BoundedServer
 from tidetower.mqtt.display.join import EVERY_ADDRESS, join_urls, qr_svg, qr_text
 from tidetower.mqtt.options import ConfigExit, lan_option, node_options, node_settings
@@ -39,6 +36,7 @@ FILES = {
     "history.js": "text/javascript",
     "undo.js": "text/javascript",
     "tableview.js": "text/javascript",
+    "forms.js": "text/javascript",
     "attention.js": "text/javascript",
     "teach.js": "text/javascript",
     "learn.js": "text/javascript",
@@ -71,22 +69,10 @@ def snapshot_path(folder: Path, name: str) -> Path | None:
     return path
 
 
-def _choices() -> dict[str, tuple[tuple[str, ...], str]]:
-    """The page's fixed choices (the Tide's sizes and footings), from the rules themselves,
-    each with what a new Tide starts with selected."""
-    track = get_system("tide").initial_state({}).track
-    return {"size": (SIZES, track.size), "footing": (FOOTINGS, track.footing)}
-
-
 def page_html() -> bytes:
-    """display.html with its `<!-- choices:NAME -->` filled in as options."""
-    html = (PAGE_DIR / "display.html").read_text(encoding="utf-8")
-    for name, (options, chosen) in _choices().items():
-        tags = "".join(
-            f"<option{' selected' if o == chosen else ''}>{escape(o)}</option>" for o in options
-        )
-        html = html.replace(f"<!-- choices:{name} -->", tags)
-    return html.encode("utf-8")
+    """display.html as served: its forms are built from the system's description, which the
+    page reads from the retained `session`."""
+    return (PAGE_DIR / "display.html").read_bytes()
 
 
 def gm_signs_in(settings: MqttSettings, bind: str) -> bool:
@@ -304,7 +290,7 @@ def display_command(
     export_dir: Path | None,
     snapshots: Path | None,
 ) -> None:
-    """Serve the table display: the Tide, the last roll, odds, history and GM controls."""
+    """Serve the table display: the tracker, the last roll, odds, history and GM controls."""
     settings = node_settings(config_path, broker, table)
     page = {"ws_url": ws_url, "ws_port": ws_port}
     settings = settings.model_copy(update={k: v for k, v in page.items() if v is not None})

@@ -1,6 +1,7 @@
 // The table view (`?view=table`, or the toggle in the header): a tablet at the table, read
-// from two metres. The bar, the last result with the dice that scored lit up, the Marks and
-// each move of the Tide, the next roll's odds; no GM controls, no history, no confidences.
+// from two metres. The tracker, the last result with the dice that scored lit up, what it
+// came to and each move of the tracker, the next roll's odds; no GM controls, no history, no
+// confidences.
 // Uses `$` and `counted` from the other scripts.
 "use strict";
 
@@ -20,19 +21,24 @@ function setTableView(on) {
   $("view-toggle").setAttribute("aria-pressed", String(on));
 }
 
-// Who threw, the Marks it scored and each move of the Tide, one line each.
+// Who threw and what it came to, then each move of the tracker, one line each.
 function showMoved(event) {
   const lines = [];
   const who = event.roller || (event.context && event.context.actor) || "";
   const facts = (event.outcome && event.outcome.facts) || {};
-  const marks = typeof facts.marks === "number" ? counted(facts.marks, "Marks") : "";
-  const head = [who, marks].filter(Boolean).join(" · ");
+  const head = [who, headline(event.outcome, who)].filter(Boolean).join(" · ");
   if (head && event.phase === "result") lines.push(movedLine(head, "who"));
   if (event.phase === "result") {
     for (const m of event.motions || []) lines.push(movedLine(`${m.cause}: ${m.before} → ${m.after}`, "motion"));
     if (facts.awaiting_reply) lines.push(movedLine("awaiting a reply", "motion"));
   }
   $("moved").replaceChildren(...lines);
+}
+
+// What the roll came to, in the outcome's first clause ("Zhao: 2 hits" says "2 hits").
+function headline(outcome, who) {
+  const first = outcome && outcome.summary ? outcome.summary.split("; ")[0] : "";
+  return who && first.startsWith(`${who}: `) ? first.slice(who.length + 2) : first;
 }
 
 function movedLine(text, className) {

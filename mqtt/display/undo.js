@@ -1,8 +1,9 @@
-// Undo moves the shared bar back, so the page asks first: which roll it takes back and where
-// the Tide goes; the undo names that roll (a roll recorded meanwhile is not taken back).
+// Undo moves the shared tracker back, so the page asks first: which roll it takes back and
+// where the tracker goes; the undo names that roll (a roll recorded meanwhile is not taken back).
 // Redo puts back the roll undone last, while nothing else has changed (the tower says so in
-// `session.redo`). A refused undo or redo says why beside the buttons (e.g. a new Tide set
-// up since that roll). Uses `$`, `send`, `faceText` and `lastSession` from the other scripts.
+// `session.redo`). A refused undo or redo says why beside the buttons (e.g. the tracker set
+// up afresh since that roll). Uses `$`, `send`, `faceText`, `lastSession` and `lastTracker`
+// from the other scripts.
 "use strict";
 
 let undoing = null;  // the roll the confirmation on screen is about
@@ -13,12 +14,18 @@ function askUndo() {
   undoing = last;
   const who = last.roller || (last.context && last.context.actor) || "";
   const moved = last.motions || [];
-  const tide = moved.length ? ` The Tide goes back from ${moved[moved.length - 1].after} to ${moved[0].before}.` : "";
+  const back = moved.length ? ` ${trackerName()} goes back from ${moved[moved.length - 1].after} to ${moved[0].before}.` : "";
   const dice = diceWords(last.dice || []);
-  $("undo-what").textContent = `Take back #${last.seq}${who ? ` (${who})` : ""}${dice ? `, ${dice}` : ""}: ${last.outcome.summary}?${tide}`;
+  $("undo-what").textContent = `Take back #${last.seq}${who ? ` (${who})` : ""}${dice ? `, ${dice}` : ""}: ${last.outcome.summary}?${back}`;
   $("undo-confirm").hidden = false;
   $("undo").hidden = true;
   $("undo-yes").focus();
+}
+
+// What the table calls its tracker, as a sentence begins: "The bar".
+function trackerName() {
+  const name = (lastTracker && lastTracker.tracker && lastTracker.tracker.name) || "the bar";
+  return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 // The dice of a roll by kind, as the GM would say them: "d8 8, 7, 6 and d20 10".
