@@ -407,7 +407,9 @@ class DieEntry(BaseModel):
 class RollCommand(Command):
     """Enter a whole throw by hand (no camera, or the GM overrides it)."""
 
-    dice: list[DieEntry] = Field(min_length=1, max_length=40)
+    dice: list[DieEntry] = Field(
+        max_length=40, description="[] records a GM action that throws no dice (a new clock)"
+    )
     roller: str = Field("", max_length=80)
 
 

@@ -35,8 +35,9 @@ def high_die() -> Iterator[str]:
     sys.modules.pop("systems.high_die", None)
 
 
-def _declare(page: Page, mode: str, **fields: str | bool) -> None:
-    """The GM picks a mode, fills its fields as a person would and taps Declare."""
+def _declare(page: Page, mode: str, *, applied: bool = False, **fields: str | bool) -> None:
+    """The GM picks a mode, fills its fields as a person would and taps Declare (or, for a
+    GM action that throws no dice, Apply: the page records it at once)."""
     form = page.locator("#form-declare")
     form.locator("[name=mode]").select_option(mode)
     for name, value in fields.items():
@@ -47,8 +48,8 @@ def _declare(page: Page, mode: str, **fields: str | bool) -> None:
             field.select_option(label=value)
         else:
             field.fill(value)
-    form.get_by_role("button", name="Declare").click()
-    expect(page.locator("#cmd-status")).to_have_text("declare: done")
+    form.get_by_role("button", name=f"Apply {mode}" if applied else "Declare").click()
+    expect(page.locator("#cmd-status")).to_have_text("roll: done" if applied else "declare: done")
 
 
 def test_a_d6_pool_table_is_declared_from_the_page_and_shows_its_clocks(
@@ -68,15 +69,14 @@ def test_a_d6_pool_table_is_declared_from_the_page_and_shows_its_clocks(
             expect(modes.filter(has_text=re.compile(f"^{mode}$"))).to_have_count(1)
         expect(page.locator("#form-declare [name=mode]")).to_have_value("action")
 
-        _declare(page, "new-clock", clock="Alarm", size="6")
+        _declare(page, "new-clock", applied=True, clock="Alarm", size="6")
         params: dict[str, JSONValue] = {
             "clock": "Alarm",
             "size": 6,
             "filled": 0,
             "kind": "progress",
         }
-        assert table.state.declared == RollContext(mode="new-clock", params=params)
-        publisher.record(Roll(()))  # a GM action: the tray stays empty
+        assert table.state.history[-1].context == RollContext(mode="new-clock", params=params)
         clock = page.locator("#segments .segment")
         expect(clock).to_have_count(1)
         expect(clock.locator(".name")).to_have_text("Alarm")
@@ -114,7 +114,7 @@ def test_a_battle_rhythm_table_is_set_up_and_declared_from_the_page_and_shows_it
     table = Table(tmp_path / "s.db", system="battle-rhythm")
     described = get_system("battle-rhythm").describe()
     with (
-        TablePublisher(table, settings) as publisher,
+        TablePublisher(table, settings),
         DisplayServer(settings, port=free_port()) as server,
     ):
         page.goto(server.url)
@@ -128,13 +128,12 @@ def test_a_battle_rhythm_table_is_set_up_and_declared_from_the_page_and_shows_it
         page.locator("#form-setup").get_by_role("button", name=described.setup).click()
         expect(page.locator("#cmd-status")).to_have_text("setup: done")
 
-        _declare(page, "declare", actor="Ash", action="charge", effort="3")
-        assert table.state.declared == RollContext(
+        _declare(page, "declare", applied=True, actor="Ash", action="charge", effort="3")
+        assert table.state.history[-1].context == RollContext(
             actor="Ash",
             mode="declare",
             params={"action": "charge", "effort": 3, "alongside": False},
         )
-        publisher.record(Roll(()))  # a GM action: the tray stays empty
         pending = page.locator("#segments .segment")
         expect(pending).to_have_count(1)
         expect(pending.locator(".name")).to_have_text("Ash: charge")

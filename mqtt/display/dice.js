@@ -67,7 +67,9 @@ function dieFace(die, index) {
 function diceRow(event) {
   const facts = (event.outcome && event.outcome.facts) || {};
   const scored = new Set(facts.scored || []);
-  return event.dice.map((die, index) => {
+  // while it is read, the camera's view of the tray (a d100 as its two d10s); then the rules'
+  const shown = event.phase === "new" && (event.reading || []).length ? event.reading : event.dice;
+  return shown.map((die, index) => {
     const face = dieFace(die, index);
     if (scored.has(index)) face.classList.add("scored");
     if (facts.omen_die === index) face.classList.add("scored", "omen");

@@ -213,6 +213,7 @@ function showResult(reply) {
   attentionReplied(reply);
   teachReplied(reply);
   undoReplied(reply);
+  formsReplied(reply);
   for (const status of [$("cmd-status"), $("attention-status"), $("teach-status")]) {  // the GM sees it where they tapped
     status.className = reply.ok ? "ok" : "error";
     status.textContent = reply.ok ? `${reply.command}: done`

@@ -79,6 +79,8 @@ function buildModeFields() {
   help.textContent = mode && mode.help ? mode.help : "";
   $("declare-fields").replaceChildren(...fields.filter(Boolean).map(fieldInput), help);
   restore(form, kept);
+  const action = mode && mode.throws === false;  // a GM action: applied at once, no dice
+  form.querySelector("button").textContent = action ? `Apply ${mode.name}` : "Declare";
 }
 
 function modeFieldNames(chosen) {
@@ -195,10 +197,21 @@ function declareBody(form) {
   return body;
 }
 
+let applying = null;  // the declare of a GM action, applied with an empty throw once accepted
+
+// A GM action's declaration accepted: record it, as a throw of no dice.
+function formsReplied(reply) {
+  if (reply.id !== applying) return;
+  applying = null;
+  if (reply.ok) send("roll", { dice: [] });
+}
+
 function wireForms() {
   $("form-declare").addEventListener("submit", (event) => {
     event.preventDefault();
-    send("declare", declareBody(event.target));
+    const chosen = (description.modes || []).find((m) => m.name === event.target.elements.mode.value);
+    const id = send("declare", declareBody(event.target));
+    applying = chosen && chosen.throws === false ? id : null;
   });
   $("form-setup").addEventListener("submit", (event) => {
     event.preventDefault();
