@@ -122,7 +122,7 @@ def _run_table(tmp_path: Path, seed: int, rolls: int, sensor: bool) -> Tower:
     tower = Tower(config, simulated_parts(config, seed))
     sim = _people(tower)
     sim.hand_chance = 0.3
-    sim.tiers, sim.omen = ("d6",), False  # the read loop's own test: pip d6
+    sim.practice = {"tiers": ["d6"], "omen": False}  # the read loop's own test: pip d6
     reads: list[int] = []
     tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
     for _ in range(rolls * 80):
