@@ -181,7 +181,7 @@ CLOCKS = TrackerBody(kind="clocks", name="clocks", ends=["no clock", "full"], po
 COUNT = TrackerBody(kind="count", name="the Count", ends=["Count 3", "next action"], position="")
 
 
-def _drawn(bar: BarState, tracker: TrackerBody) -> str:
+def _drawn(bar: BarState, tracker: TrackerBody | None) -> str:
     return click.unstyle(render_bar(bar, tracker))
 
 
