@@ -114,7 +114,7 @@ def test_session_undo_by_a_symlink_leaves_the_towers_roll(
 ) -> None:
     store = tmp_path / "s.db"
     with Table(store) as table:
-        table.declare(RollContext(mode="unopposed", pool=2, tier=DieKind.D6))
+        table.declare(RollContext(mode="unopposed", pool=2, params={"tier": "d6"}))
         table.record(Roll((Die(DieKind.D6, 6), Die(DieKind.D6, 1))))
     link = _symlink(store)
     monkeypatch.setattr(session_cli, "WAIT_FOR_WRITER_S", 0.2)
@@ -196,7 +196,7 @@ def _kept(store: Path) -> tuple[Any, str]:
 
 
 def _throw(table: Table) -> Any:
-    table.declare(RollContext(mode="unopposed", pool=2, tier=DieKind.D6))
+    table.declare(RollContext(mode="unopposed", pool=2, params={"tier": "d6"}))
     return table.record(Roll((Die(DieKind.D6, 6), Die(DieKind.D6, 2))))
 
 
