@@ -24,7 +24,7 @@ AMENDS: dict[str, Amend] = {
     "link": lambda declared, system: toggled(declared, system),
 }
 """Buttons that change the declared roll: side A, side B, and the flag the active system's
-description names as its toggle (the Tide's Tide-linked or personal)."""
+description names as its toggle (a flag such as whether the roll moves the tracker)."""
 
 
 def toggled(declared: RollContext, system: str) -> RollContext:

@@ -50,7 +50,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(_version(), "--version", prog_name="tidetower")
 def main() -> None:
-    """Tide Tower: a dice tower that reads real dice and moves the Tide."""
+    """Tide Tower: a dice tower that reads real dice and keeps the table's tracker."""
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ class TableConfig(Section):
         cls, settings: dict[str, Any], info: ValidationInfo
     ) -> dict[str, Any]:
         """The rule system takes these settings (checked at start, not mid-game); its own
-        refusal is reported at the key it names (`table.settings.marks_threshold`)."""
+        refusal is reported at the key it names (`table.settings.<name>`)."""
         system = info.data.get("system")
         if system is None:  # refused above
             return settings

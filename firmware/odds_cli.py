@@ -1,5 +1,6 @@
-"""`tidetower odds`: exact odds a table can see before it rolls (pool, marks, d100, and the
-roll declared in the session, whatever its system).
+"""`tidetower odds`: exact odds a table can see before it rolls: a roll declared under any
+rule system (`roll`), the roll declared in the session (`declared`), and two systems' own
+tables (`pool`, `d100`).
 
 Every number is counted exactly by the rule systems' odds (each system's odds.py), never
 sampled; the table shows percentages, `--json` gives the probabilities as floats.
@@ -16,16 +17,22 @@ from typing import Any, TypeVar
 import click
 
 from tidetower.engine.chances import Odds
-from tidetower.engine.dice import DieError, DieKind
-from tidetower.engine.rules import RuleError
+from tidetower.engine.codec import load
+from tidetower.engine.dice import DieError
+from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.session import declared_odds
+from tidetower.engine.systems import get_system
 from tidetower.engine.systems.d6_pool.odds import pool_odds
 from tidetower.engine.systems.graded_d100.grades import DAMAGE
 from tidetower.engine.systems.graded_d100.odds import d100_odds
-from tidetower.engine.systems.tide.marks import MARKS_KINDS, MarksRule
-from tidetower.engine.systems.tide.odds import marks_odds
-from tidetower.engine.systems.tide.track import SIZES
-from tidetower.firmware.session_cli import TIER_NAMES, open_table, store_option
+from tidetower.firmware.assign import (
+    SystemHelp,
+    active_system,
+    describe,
+    read_declared,
+    read_settings,
+)
+from tidetower.firmware.session_cli import open_table, store_option
 from tidetower.mqtt.views import odds_body
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -131,99 +138,60 @@ def pool_command(dice: int, difficulty: int, threshold: str, as_json: bool) -> N
     _engine_errors(run)
 
 
-@odds_group.command("marks")
-@click.option("--dice", "-n", type=int, required=True, help="Tier dice in the pool.")
-@click.option("--tier", type=click.Choice(TIER_NAMES), required=True, help="The pool's tier die.")
+@odds_group.command("roll", cls=SystemHelp)
+@store_option
 @click.option(
-    "--vs",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Dice of the reply (0: unopposed, the margin is the Marks).",
-)
-@click.option(
-    "--vs-tier",
-    type=click.Choice(TIER_NAMES),
+    "--system",
+    "system_name",
     default=None,
-    help="The reply's tier die (default: --tier).",
+    help="The rule system (default: the one the session in --store plays).",
 )
+@click.option("--mode", default="", help="The system's mode (listed below).")
+@click.option("--pool", type=int, default=None, help="Dice in the pool.")
+@click.option("--side", type=click.Choice(["a", "b"]), default=None, help="The roller's side.")
 @click.option(
-    "--size",
-    type=click.Choice(SIZES),
-    default="skirmish",
-    show_default=True,
-    help="Skirmish size: Marks of margin per Tide step.",
+    "--set",
+    "settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A setting of the tracker thrown at, as `session setup` takes it (repeatable).",
 )
-@click.option(
-    "--marks-rule",
-    type=click.Choice(MARKS_KINDS),
-    default="threshold",
-    show_default=True,
-    help="How a face becomes Marks (docs/engine.md).",
-)
-@click.option(
-    "--marks-threshold",
-    type=int,
-    default=5,
-    show_default=True,
-    help="--marks-rule threshold: a die showing this face or more is one Mark (2..6).",
-)
-@click.option(
-    "--marks-step",
-    type=int,
-    default=4,
-    show_default=True,
-    help="--marks-rule step: a die gives its face divided by this, rounded down, in Marks (2..6).",
-)
+@click.argument("fields", nargs=-1, metavar="[NAME=VALUE]...")
 @_json_option
-def marks_command(
-    dice: int,
-    tier: str,
-    vs: int,
-    vs_tier: str | None,
-    size: str,
-    marks_rule: str,
-    marks_threshold: int,
-    marks_step: int,
+def roll_command(
+    store: Path,
+    system_name: str | None,
+    settings: tuple[str, ...],
+    fields: tuple[str, ...],
     as_json: bool,
+    **shared: Any,
 ) -> None:
-    """A Marks pool of the Tide rules (`tide`): Marks, margin against a reply, Tide steps."""
+    """A roll declared as `session declare` declares it, under any rule system: what it
+    comes to, each value's chance and its outcomes, on a tracker set up afresh."""
+    name = system_name or active_system(store)
+    _engine_errors(lambda: _show_roll(name, settings, {**shared, **_fields(name, fields)}, as_json))
 
-    def run() -> None:
-        try:
-            rule = (
-                MarksRule("step", marks_threshold, marks_step)
-                if marks_rule == "step"
-                else MarksRule("threshold", marks_threshold, marks_step)
-            )
-        except ValueError as error:
-            raise RuleError(str(error)) from None
-        odds = marks_odds(
-            dice, DieKind.parse(tier), vs, DieKind.parse(vs_tier) if vs_tier else None, size, rule
-        )
-        if as_json:
-            click.echo(
-                json.dumps(
-                    {
-                        "dice": dice,
-                        "tier": tier,
-                        "vs": vs,
-                        "vs_tier": vs_tier or tier,
-                        "size": size,
-                        "marks": _floats(odds.marks),
-                        "margin": _floats(odds.margin),
-                        "steps": _floats(odds.steps),
-                        "exact": True,
-                    }
-                )
-            )
-            return
-        click.echo(f"Marks: {dice}{tier} vs {vs}{vs_tier or tier}, {size} (exact)")
-        _table("marks", odds.marks)
-        _table("margin (+ for the roller)", odds.margin)
-        _table("Tide steps (+ toward the roller)", odds.steps)
 
-    _engine_errors(run)
+def _fields(system: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The declaration's NAME=VALUE fields, read by the system's description."""
+    return read_declared(describe(system), fields)
+
+
+def _show_roll(
+    name: str, settings: tuple[str, ...], declared: dict[str, Any], as_json: bool
+) -> None:
+    """Print the odds of `declared` on `name`'s tracker set up with `settings`."""
+    system = get_system(name)
+    state = system.initial_state(read_settings(system.describe(), settings))
+    context: RollContext = load(RollContext, declared)
+    system.check_context(state, context)
+    odds = system.odds(state, context, {})
+    if as_json:
+        click.echo("null" if odds is None else odds_body(odds).model_dump_json())
+    elif odds is None:
+        click.echo(f"{name}: no odds: the roll declared throws nothing to count")
+    else:
+        _print_odds(name, odds)
 
 
 @odds_group.command("d100")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,23 +15,20 @@ from tidetower.engine.dice import DieError
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.session import SessionState
 from tidetower.engine.store import SessionStore, StoreError
-from tidetower.engine.systems.tide.marks import TIERS
-from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
 from tidetower.engine.table import Table
+from tidetower.firmware.assign import (
+    SystemHelp,
+    default_store,
+    describe,
+    read_declared,
+    read_settings,
+)
 from tidetower.mqtt.bodies import Refused
 from tidetower.mqtt.commands import CommandDesk, validate
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.typed_dice import parse_dice
 from tidetower.mqtt.views import last_opening
 from tidetower.mqtt.wording import declared_line
-
-TIER_NAMES = tuple(tier.value for tier in TIERS)
-
-
-def default_store() -> Path:
-    """Where the session lives when no --store is given (XDG data directory)."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "tidetower" / "session.db"
 
 
 @contextmanager
@@ -41,7 +37,7 @@ def open_table(store: Path, create: bool = False) -> Iterator[Table]:
     if not create and not store.exists():
         raise click.ClickException(
             f"no session at {store}: set one up with "
-            "`tidetower session tide` (or give the right --store)"
+            "`tidetower session setup` (or give the right --store)"
         )
     try:
         with Table(store, wait_s=WAIT_FOR_WRITER_S) as table:
@@ -60,7 +56,7 @@ def read_session(store: Path) -> SessionState:
     if not store.exists():
         raise click.ClickException(
             f"no session at {store}: set one up with "
-            "`tidetower session tide` (or give the right --store)"
+            "`tidetower session setup` (or give the right --store)"
         )
     try:
         with SessionStore(store, read_only=True) as reader:
@@ -86,7 +82,7 @@ def _print_record(record: RollRecord, as_json: bool, prefix: str = "") -> None:
     if as_json:
         click.echo(json.dumps(dump(record)))
         return
-    faces = " ".join(str(d) for d in record.roll.dice) or "(Marks entered)"
+    faces = " ".join(str(d) for d in record.roll.dice) or "(no dice)"
     click.echo(f"{prefix}{record.id}: {faces} → {record.outcome.summary}")
 
 
@@ -101,7 +97,7 @@ store_option = click.option(
 
 @click.group("session")
 def session_group() -> None:
-    """Keep the table session by hand: set up the Tide, declare, enter dice, undo."""
+    """Keep the table session by hand: set up the tracker, declare, enter dice, undo."""
 
 
 @session_group.command("show")
@@ -125,33 +121,20 @@ def show(store: Path, as_json: bool, last: int) -> None:
         return
     click.echo(f"session {state.session_id} · system {state.system}")
     click.echo(render_bar(state.bar()))
-    click.echo(f"declared: {declared_line(dump(state.declared))}")
+    click.echo(f"declared: {declared_line(dump(state.declared), describe(state.system))}")
     for record in state.history[-last:]:
         _print_record(record, as_json=False)
 
 
-@session_group.command("tide")
+@session_group.command("setup", cls=SystemHelp)
 @store_option
-@click.argument("weight_a", type=int)
-@click.argument("weight_b", type=int)
-@click.option(
-    "--size",
-    default="skirmish",
-    show_default=True,
-    type=click.Choice(SIZES),
-)
-@click.option(
-    "--footing",
-    default="equal",
-    show_default=True,
-    type=click.Choice(FOOTINGS),
-)
-@click.option("--label-a", default="A", show_default=True, help="Name of side A.")
-@click.option("--label-b", default="B", show_default=True, help="Name of side B.")
-def tide(store: Path, **settings: Any) -> None:
-    """Set up (or reset) the Tide: the two sides' weights, the size and the footing."""
+@click.argument("settings", nargs=-1, metavar="[NAME=VALUE]...")
+def setup(store: Path, settings: tuple[str, ...]) -> None:
+    """Set the active system's tracker up afresh: each setting as NAME=VALUE (the rest at
+    their defaults); the settings are listed below."""
     with open_table(store, create=True) as table:
-        apply(table, "tide", **settings)
+        description = describe(table.state.system)
+        apply(table, "setup", **read_settings(description, settings))
         click.echo(render_bar(table.bar()))
 
 
@@ -172,36 +155,32 @@ def _replying_to(table: Table, reply_to: str | None) -> str | None:
     return opening.id
 
 
-@session_group.command("declare")
+@session_group.command("declare", cls=SystemHelp)
 @store_option
 @click.option("--actor", default="", help="Who rolls.")
 @click.option("--side", type=click.Choice(["a", "b"]), default=None, help="Their side.")
-@click.option(
-    "--linked/--personal",
-    "tide_linked",
-    default=False,
-    help="Tide-linked (moves the bar) or personal.",
-)
 @click.option(
     "--reply-to",
     default=None,
     help="Id of the roll this one replies to; `last`: the last opening roll.",
 )
 @click.option("--reply", is_flag=True, help="Reply to the last opening roll (--reply-to last).")
-@click.option("--mode", default="", help="primitive, unopposed, opposed or tide.")
+@click.option("--mode", default="", help="The system's mode (listed below).")
 @click.option("--pool", type=int, default=None, help="Dice in the pool.")
-@click.option("--tier", type=click.Choice(TIER_NAMES), default=None, help="Tier die of the pool.")
-@click.option("--marks", type=int, default=None, help="Marks entered by the GM instead of dice.")
+@click.argument("fields", nargs=-1, metavar="[NAME=VALUE]...")
 def declare(
-    store: Path, tier: str | None, reply_to: str | None, reply: bool, **fields: Any
+    store: Path, reply_to: str | None, reply: bool, fields: tuple[str, ...], **shared: Any
 ) -> None:
-    """Declare the next roll: who, which side, linked or personal, reply to what."""
+    """Declare the next roll: who, which side, which mode, reply to what, and the system's
+    own fields as NAME=VALUE (listed below; a flag as NAME=true)."""
     if reply and reply_to not in (None, LAST):
         raise click.UsageError("give --reply (the last opening roll) or --reply-to ID, not both")
     with open_table(store) as table:
-        replying = _replying_to(table, LAST if reply else reply_to)
-        apply(table, "declare", tier=tier, reply_to=replying, **fields)
-        click.echo(f"declared: {declared_line(dump(table.state.declared))}")
+        description = describe(table.state.system)
+        body = {**shared, **read_declared(description, fields)}
+        replying = _replying_to(table, LAST if reply else body.pop("reply_to", reply_to))
+        apply(table, "declare", **body, reply_to=replying)
+        click.echo(f"declared: {declared_line(dump(table.state.declared), description)}")
 
 
 def _recording(

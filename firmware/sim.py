@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +25,8 @@ from tidetower.vision.sources.simulated import SimulatedConfig, SimulatedSource
 from tidetower.vision.synth import SynthDie
 
 ROUT_PAUSE = ROUT_SECONDS + 0.5
-"""Seconds the players watch a rout before a new Tide is set up: the LED bar's whole rout
-animation, and half a second for the bar to reach it."""
+"""Seconds the players watch a rout before the tracker is set up afresh: the LED bar's
+whole rout animation, and half a second for the bar to reach it."""
 
 SIM_PINS = PinsConfig(
     drop_sensor=17,
@@ -94,10 +95,9 @@ class SimulatedTable:
         self.players = random.Random(seed)
         """What the players declare and throw is drawn from this (the system's practice)."""
         self.hand_chance = hand_chance
-        self.tiers: tuple[str, ...] | None = None
-        self.omen: bool | None = None
-        """Options of the Tide's practice (None: the system's own): the tiers a pool is
-        drawn from, and whether the d20 Omen is thrown; other systems take none."""
+        self.practice: dict[str, JSONValue] = {}
+        """Options of the system's practice (its `practice_turn`'s; none: its own ways);
+        options a system does not take are ignored."""
         self.thrown: list[tuple[SynthDie, ...]] = []
         self.hands_in_empty_tray = 0
         self.gm_fixes = 0
@@ -153,15 +153,6 @@ class SimulatedTable:
         self.source.wait(math.ceil(ROUT_PAUSE * self.source.settings.fps))
         return True
 
-    def _options(self) -> dict[str, JSONValue]:
-        """The practice options set on this table."""
-        options: dict[str, JSONValue] = {}
-        if self.tiers is not None:
-            options["tiers"] = list(self.tiers)
-        if self.omen is not None:
-            options["omen"] = self.omen
-        return options
-
     def _practice_turn(self) -> tuple[str, ...]:
         """Ask the table's rule system what the players do next: set the tracker up afresh,
         declare, and the dice to throw (none named: a handful of pip d6). Under the table's
@@ -169,8 +160,7 @@ class SimulatedTable:
         with self.table.lock:
             state = self.table.state
             system = get_system(state.system)
-            options = self._options()
-            turn = system.practice_turn(state.tracker, state.history, self.players, options)
+            turn = system.practice_turn(state.tracker, state.history, self.players, self.practice)
             if turn.reset is not None:
                 self.table.reset_tracker(turn.reset)
             if turn.context is not None:
@@ -178,21 +168,17 @@ class SimulatedTable:
         return tuple(kind for die in turn.dice for kind in camera_kinds(die))
 
     def _declared_throw(self) -> tuple[str, ...] | None:
-        """The dice for the roll the GM declared: its pool of its tier (with the d20 Omen
-        where the system's own practice throws one), else the system's practice dice for
-        it; None while nothing is declared."""
+        """The dice for the roll the GM declared: those the system says it throws, with the
+        practice's dice beside its pool (`beside`), else the system's practice dice for it;
+        None while nothing is declared."""
         with self.table.lock:
             state = self.table.state
             if state.declared == RollContext():
                 return None
             system = get_system(state.system)
-            turn = system.practice_turn(state.tracker, state.history, self.players, self._options())
-        declared, dice = state.declared, turn.dice
-        if declared.pool is not None and declared.tier is not None:
-            omen = (
-                (DieKind.D20,) if DieKind.D20 in dice and declared.tier is not DieKind.D20 else ()
-            )
-            dice = (declared.tier,) * declared.pool + omen
+            turn = system.practice_turn(state.tracker, state.history, self.players, self.practice)
+            declared = system.declared_dice(state.tracker, state.declared)
+        dice = turn.dice if declared is None else declared + beside(turn.dice, declared)
         return tuple(kind for die in dice for kind in camera_kinds(die))
 
     def _gm_fixes(self) -> None:
@@ -221,6 +207,15 @@ class SimulatedTable:
             return
         self.source.reach_in()
         self.source.wait(self.loop.timing.clear_frames + 2)
+
+
+def beside(practice: tuple[DieKind, ...], declared: tuple[DieKind, ...]) -> tuple[DieKind, ...]:
+    """The practice's dice beside its pool (kinds other than its most thrown, e.g. a d20
+    thrown with a pool) that the declared dice do not name."""
+    if not practice:
+        return ()
+    pool = Counter(practice).most_common(1)[0][0]
+    return tuple(die for die in practice if die is not pool and die not in declared)
 
 
 def _distance(a: tuple[float, ...], b: tuple[float, ...]) -> float:

@@ -159,9 +159,11 @@ def gm_command(
 
     Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
     `tidetower gm die index=0 not_a_die=true` (no die there); dice are typed as for
-    `session roll`: `tidetower gm roll d6=5,3,1 d20=13`; `tidetower gm reread`,
-    `tidetower gm tide weight_a=6 weight_b=12 size=battle`,
-    `tidetower gm declare actor=Kim side=b reply_to=last` (a reply to the last opening roll).
+    `session roll`: `tidetower gm roll d6=5,3,1 d20=13`; `tidetower gm reread`;
+    `tidetower gm setup NAME=VALUE...` sets the tracker up afresh with the active system's
+    settings (`tidetower session setup --help` lists them);
+    `tidetower gm declare actor=Kim side=b reply_to=last` (a reply to the last opening roll),
+    the system's own fields beside the shared ones (`mode=action pool=3 NAME=VALUE`).
     On a LAN table give the GM's token: `--token-file`, `$TIDETOWER_GM_TOKEN`, or a `lan`
     config's own. Exits 1 when the tower or the broker refuses the command.
     """

@@ -1,12 +1,14 @@
-"""Home Assistant MQTT discovery: the Tide, the last roll and needs-attention as sensors, and
+"""Home Assistant MQTT discovery: the tracker, the last roll and needs-attention as sensors, and
 re-read as a button that sends the tower's own `cmd/reread`.
 
 There is no undo button: a button's press payload is fixed when it is discovered, so it could
 not name the roll the person saw, and would take back whatever roll is last when pressed (one
 thrown a moment ago), which the page's confirmation exists to prevent. Undo is the page's.
 
-Every state comes from a retained topic (`tide`, `session`, `tower`), so Home Assistant shows
-it again as soon as it restarts, without waiting for the next roll.
+Every state comes from a retained topic (the tracker's, `session`, `tower`), so Home Assistant
+shows it again as soon as it restarts, without waiting for the next roll. The tracker's sensor
+is keyed by its topic's name, so a table that played earlier versions keeps its entity; what
+the tracker is (its kind and name) is among the sensor's attributes.
 """
 
 from __future__ import annotations
@@ -51,10 +53,11 @@ def _common(settings: MqttSettings) -> Config:
 
 
 def _sensors(topics: Topics, node: str) -> dict[str, Config]:
-    """The Tide's position (a measurement) and the last roll's outcome, both retained."""
-    tide = {
-        "name": "Tide position",
-        "unique_id": f"{node}_tide",
+    """The tracker's position (a measurement) and the last roll's outcome, both retained."""
+    key = tracker_key(topics)
+    tracker = {
+        "name": "Tracker position",
+        "unique_id": f"{node}_{key}",
         "state_topic": topics.tide,
         "value_template": "{{ value_json.position }}",
         "state_class": "measurement",
@@ -71,7 +74,12 @@ def _sensors(topics: Topics, node: str) -> dict[str, Config]:
         "json_attributes_template": "{{ (value_json.last_roll or {}) | tojson }}",
         "icon": "mdi:dice-d20",
     }
-    return {"tide": tide, "last_roll": last_roll}
+    return {key: tracker, "last_roll": last_roll}
+
+
+def tracker_key(topics: Topics) -> str:
+    """The tracker sensor's key: its retained topic's last part."""
+    return topics.tide.rsplit("/", 1)[-1]
 
 
 def _attention(topics: Topics, node: str) -> Config:

@@ -44,16 +44,17 @@ def test_side_and_link_buttons_amend_the_declared_roll(tower: tuple[Tower, MockF
     press(pins, SIM_PINS.button_side_b)
     press(pins, SIM_PINS.button_link)
     declared = built.table.state.declared
-    assert (declared.actor, declared.side, declared.tide_linked) == ("Ser Brand", "b", True)
+    assert (declared.actor, declared.side) == ("Ser Brand", "b")
+    assert declared.params == {"tide_linked": True}  # the Tide's toggle
     press(pins, SIM_PINS.button_side_a)
     press(pins, SIM_PINS.button_link)
     declared = built.table.state.declared
-    assert (declared.side, declared.tide_linked) == ("a", False)
+    assert (declared.side, declared.params) == ("a", {"tide_linked": False})
 
 
 def test_undo_button_takes_back_the_last_roll(tower: tuple[Tower, MockFactory]) -> None:
     built, pins = tower
-    built.table.declare(RollContext(actor="A", side="a", mode="tide", tide_linked=True))
+    built.table.declare(RollContext(actor="A", side="a", mode="tide", params={"tide_linked": True}))
     start = built.table.bar().position
     dice = parse_dice(("d8=8,8,7", "d20=13"))
     built.buttons.desk.apply(RollCommand(id="gm", dice=dice))

@@ -62,23 +62,34 @@ def test_every_command_the_readme_promises_loads_and_is_listed() -> None:
     assert main.get_command(ctx, "fireball") is None
 
 
-def test_demo_ends_in_the_columns_rout_and_is_repeatable() -> None:
+def test_the_demo_plays_to_a_rout_and_is_repeatable() -> None:
     runner = CliRunner()
     first = runner.invoke(main, ["demo", "--no-wait", "--seed", "7"])
     assert first.exit_code == 0, first.output
-    assert "Imperial routs!" in first.output
-    assert "Zhao's first order" in first.output
+    assert re.search(r"^  [AB] routs!$", first.output, re.MULTILINE)
     assert re.search(r"the bar moves \d+ → \d+", first.output)
     again = runner.invoke(main, ["demo", "--no-wait", "--seed", "7"])
     assert again.output == first.output
+
+
+def test_the_demo_plays_any_system_with_its_settings() -> None:
+    args = ["demo", "--no-wait", "--seed", "3", "--system", "d6-pool", "--turns", "3"]
+    played = CliRunner().invoke(main, args)
+    assert played.exit_code == 0, played.output
+    assert played.output.count("\nturn ") == 3 and "hits" in played.output
+    set_up = ["demo", "--no-wait", "--turns", "1", "--set", "label_a=Imperial"]
+    assert "Imperial" in CliRunner().invoke(main, set_up).output
+    refused = CliRunner().invoke(main, ["demo", "--no-wait", "--set", "nonsense=1"])
+    assert refused.exit_code == 2 and "known are" in refused.output
 
 
 @pytest.mark.parametrize(
     ("path", "option"),
     [
         (("display",), "--port"),
-        (("odds", "marks"), "--marks-threshold"),
-        (("odds", "marks"), "--marks-step"),
+        (("odds", "roll"), "--set"),
+        (("odds", "roll"), "--system"),
+        (("demo",), "--set"),
         (("run",), "--mqtt-port"),
         (("run",), "--ws-port"),
     ],
@@ -95,7 +106,7 @@ def test_every_option_says_what_it_is(path: tuple[str, ...], option: str) -> Non
 
 
 def test_help_speaks_of_rule_systems_and_where_the_session_is() -> None:
-    for path in (("odds", "marks"), ("odds", "pool"), ("odds", "d100"), ("demo",)):
+    for path in (("odds", "roll"), ("odds", "pool"), ("odds", "d100"), ("demo",)):
         shown = CliRunner().invoke(main, [*path, "--help"]).output
         assert not re.search(r"seed \d{3}", shown), (path, shown)
     store = CliRunner().invoke(main, ["session", "show", "--help"]).output

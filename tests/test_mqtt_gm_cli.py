@@ -49,18 +49,18 @@ def test_gm_sets_up_the_tide_and_hears_refusals(mosquitto: Mosquitto, tmp_path: 
         listener.json_on(tide)  # sent after the tower's SUBSCRIBE to commands: it hears them
         ok = runner.invoke(
             main,
-            ["gm", "tide", "weight_a=6", "weight_b=12", "size=battle", "footing=severe-a", *where],
+            ["gm", "setup", "weight_a=6", "weight_b=12", "size=battle", "footing=severe-a", *where],
         )
         assert ok.exit_code == 0, ok.output
-        assert ok.output == "Set up a new Tide; the marker stands at 6.\n"
+        assert ok.output == "Set up the Tide afresh; the marker stands at 6.\n"
         assert (publisher.table.bar().high, publisher.table.bar().position) == (17, 6)
-        refused = runner.invoke(main, ["gm", "tide", "weight_a=0", "--json", *where])
+        refused = runner.invoke(main, ["gm", "setup", "weight_a=0", "--json", *where])
         assert refused.exit_code == 1
         assert json.loads(refused.output)["error"]["field"] == "weight_a"
-        said = runner.invoke(main, ["gm", "tide", "weight_a=0", *where])
-        assert said.exit_code == 1 and said.output.startswith("The tower refused tide: weight_a")
+        said = runner.invoke(main, ["gm", "setup", "weight_a=0", *where])
+        assert said.exit_code == 1 and said.output.startswith("The tower refused setup: weight_a")
         assert publisher.table.bar().position == 6
-        assert runner.invoke(main, ["gm", "tide", "weight_a", *where]).exit_code == 2
+        assert runner.invoke(main, ["gm", "setup", "weight_a", *where]).exit_code == 2
 
 
 def test_gm_declares_a_reply_to_the_last_opening_roll(mosquitto: Mosquitto, tmp_path: Path) -> None:
@@ -85,6 +85,36 @@ def test_gm_declares_a_reply_to_the_last_opening_roll(mosquitto: Mosquitto, tmp_
             f"Declared the next roll: Mongols for side B, replying to roll {opening.id}; "
             "the marker stands at 8.\n"
         )
+        own = ["actor=Kim", "side=a", "pool=3", "tier=d8", "tide_linked=true"]
+        linked = runner.invoke(main, ["gm", "declare", *own, *where])
+        assert linked.exit_code == 0, linked.output
+        assert table.state.declared.params == {"tier": "d8", "tide_linked": True}
+        assert linked.output.startswith(
+            "Declared the next roll: Kim for side A, pool 3, Tier d8, Tide-linked;"
+        )
+
+
+def test_gm_sets_up_a_d6_pool_table_and_declares_its_own_fields(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    settings = mosquitto.settings()
+    where = ["--broker", f"127.0.0.1:{mosquitto.port}", "--table", settings.table]
+    where += ["--timeout", str(WAIT)]
+    runner = CliRunner()
+    table = Table(tmp_path / "s.db")
+    table.switch_system("d6-pool", {})
+    with TablePublisher(table, settings) as publisher:
+        with Listener(settings, publisher.topics.tide) as listener:
+            listener.json_on(publisher.topics.tide)  # the tower hears commands by now
+        done = runner.invoke(main, ["gm", "setup", *where])
+        assert done.exit_code == 0, done.output
+        assert done.output.startswith("Set up ") and "afresh" in done.output
+        body = ["mode=new-clock", "clock=Alarm", "size=4"]
+        declared = runner.invoke(main, ["gm", "declare", *body, *where])
+        assert declared.exit_code == 0, declared.output
+        assert table.state.declared.params == {"clock": "Alarm", "size": 4}
+        refused = runner.invoke(main, ["gm", "setup", "nonsense=1", *where])
+        assert refused.exit_code == 1 and "nonsense" in refused.output
 
 
 def _lan_tower(tmp_path: Path) -> tuple[MqttSettings, list[str]]:
@@ -114,16 +144,16 @@ def test_gm_signs_in_with_the_token_on_a_lan_table(tmp_path: Path) -> None:
         _heard(settings)
         token_file = tmp_path / "gm-token"
         token = token_file.read_text().strip()
-        by_file = ["gm", "tide", "weight_a=4", "--token-file", str(token_file), *where]
+        by_file = ["gm", "setup", "weight_a=4", "--token-file", str(token_file), *where]
         ok = runner.invoke(main, by_file)
         assert ok.exit_code == 0, ok.output
         assert publisher.table.bar().position == 4
-        by_env = runner.invoke(main, ["gm", "tide", "weight_a=5", *where], env={TOKEN_ENV: token})
+        by_env = runner.invoke(main, ["gm", "setup", "weight_a=5", *where], env={TOKEN_ENV: token})
         assert by_env.exit_code == 0, by_env.output
         assert publisher.table.bar().position == 5
         timeout = ["--timeout", str(WAIT)]
         by_config = runner.invoke(
-            main, ["gm", "tide", "weight_a=6", "--config", str(config), *timeout]
+            main, ["gm", "setup", "weight_a=6", "--config", str(config), *timeout]
         )
         assert by_config.exit_code == 0, by_config.output
         assert publisher.table.bar().position == 6
@@ -137,7 +167,7 @@ def test_gm_without_the_token_or_with_a_wrong_one_is_told_so_in_one_line(tmp_pat
     with table_link(Table(tmp_path / "s.db"), settings) as publisher:
         _heard(settings)
         # the tower is online, so no reply to a guest means the broker dropped its command
-        guest = runner.invoke(main, ["gm", "tide", "weight_a=3", *where[:2], "--timeout", "2"])
+        guest = runner.invoke(main, ["gm", "setup", "weight_a=3", *where[:2], "--timeout", "2"])
         assert guest.exit_code == 1
         assert guest.output == f"Error: {NEEDS_TOKEN}\n"
         guess = runner.invoke(main, ["gm", "undo", "--token-file", str(tmp_path / "guess"), *where])
@@ -146,7 +176,7 @@ def test_gm_without_the_token_or_with_a_wrong_one_is_told_so_in_one_line(tmp_pat
         assert "does not accept the GM's token" in guess.output and "aaaa" not in guess.output
         assert len(guess.output.splitlines()) == 1
         token = ["--token-file", str(tmp_path / "gm-token")]
-        assert runner.invoke(main, ["gm", "tide", "weight_a=4", *token, *where]).exit_code == 0
+        assert runner.invoke(main, ["gm", "setup", "weight_a=4", *token, *where]).exit_code == 0
         # answered after the guest's was sent: had that reached the tower, it came first
         assert publisher.table.bar().position == 4
 

@@ -20,7 +20,7 @@ from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
 
 ROLL = Roll((Die(DieKind.D8, 5), Die(DieKind.D20, 20)))
-LINKED = RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed")
+LINKED = RollContext(actor="Zhao", side="a", mode="unopposed", params={"tide_linked": True})
 ATTENTION = {
     "kind": "unreadable",
     "reason": "1 die could not be read",
@@ -144,7 +144,7 @@ def test_each_entity_is_named_under_its_tables_device_and_undo_is_left_to_the_pa
                 found = configs(ha, settings)
                 ha.wait_for(lambda m, u=undo: m.topic == u and m.payload == b"")
         assert all(config["has_entity_name"] is True for config in found.values())
-        assert found["sensor/tide"]["name"] == "Tide position"  # the entity's own part only
+        assert found["sensor/tide"]["name"] == "Tracker position"  # the entity's own part only
         names.add(found["sensor/tide"]["device"]["name"])
         assert not any("undo" in key for key in found)
     assert names == {"Tide Tower north", "Tide Tower south"}
@@ -178,6 +178,10 @@ def test_home_assistant_discovery_is_resent_on_its_birth(
         body = json.loads(first.payload)
         assert body["state_topic"] == publisher.topics.tide
         assert body["availability_topic"] == publisher.topics.status
+        with Listener(settings, body["json_attributes_topic"]) as state:
+            attributes = state.json_on(body["json_attributes_topic"])
+        assert attributes["tracker"]["name"] == "the Tide"  # what it is: among its attributes
+        assert render(body["value_template"], state.seen[-1]) == str(attributes["position"])
         ha.client.publish(config, "", qos=1, retain=True)  # HA lost its config
         ha.wait_for(lambda m: m.topic == config and m.payload == b"")
         ha.client.publish("homeassistant/status", "online", qos=1)

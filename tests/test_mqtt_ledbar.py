@@ -14,20 +14,24 @@ from hypothesis import strategies as st
 from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.dice import Die, DieKind, Roll
-from tidetower.engine.rules import RollContext
+from tidetower.engine.rules import BarState, RollContext
 from tidetower.engine.table import Table
 from tidetower.mqtt.ledbar.node import LedbarNode, Pacer, TerminalRenderer, WledRenderer
 from tidetower.mqtt.ledbar.strip import (
     FRAME_GAP,
     WALK_FRAMES,
+    WLED_SEGMENTS,
     Span,
+    Step,
     animation,
     bar_frame,
     marker_led,
     pixels,
     walk_leds,
+    wled_state,
 )
-from tidetower.mqtt.payloads import TidePayload
+from tidetower.mqtt.ledbar.terminal import render_bar
+from tidetower.mqtt.payloads import TidePayload, TrackerBody
 from tidetower.mqtt.publisher import TablePublisher
 
 CRIMSON, WHITE, TEAL = [220, 20, 60], [255, 255, 255], [0, 128, 128]
@@ -58,7 +62,9 @@ def test_a_wled_strip_gets_the_right_segments(mosquitto: Mosquitto, tmp_path: Pa
     with Listener(settings, f"{wled}/api") as strip, TablePublisher(table, settings), node:
         first = strip.wait_for(lambda m: True)
         assert segments(first.payload) == [(0, 15, CRIMSON), (15, 16, WHITE), (16, 30, TEAL)]
-        table.declare(RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed"))
+        table.declare(
+            RollContext(actor="Zhao", side="a", mode="unopposed", params={"tide_linked": True})
+        )
         table.record(Roll((Die(DieKind.D6, 2), Die(DieKind.D20, 20))))
         # 8 -> 9 on a 15-step track: LED 15 -> 17 on 30 LEDs, walked one LED at a time
         walked = strip.wait_for(lambda m: segments(m.payload)[1][0] == 17)
@@ -169,3 +175,80 @@ def test_every_frame_covers_the_strip_once_and_the_marker_moves_with_the_tide(
     assert all(a.stop == b.start for a, b in itertools.pairwise(frame))
     leds = [marker_led(p, 0, high, count) for p in range(high + 1)]
     assert leds[0] == 0 and leds[-1] == count - 1 and leds == sorted(leds)
+
+
+CLOCKS = TrackerBody(kind="clocks", name="clocks", ends=["no clock", "full"], position="Filled")
+COUNT = TrackerBody(kind="count", name="the Count", ends=["Count 3", "next action"], position="")
+
+
+def _drawn(bar: BarState, tracker: TrackerBody | None) -> str:
+    return click.unstyle(render_bar(bar, tracker))
+
+
+def test_the_terminal_draws_a_d6_pool_tables_clocks() -> None:
+    table = BarState(
+        "d6-pool", 0, 6, 2, "Alarm", "full", segments=(("Alarm", 2, 6), ("Escape", 4, 4))
+    )
+    drawn = _drawn(table, CLOCKS)
+    assert drawn.splitlines() == ["Alarm ▓▓░░░░ 2/6", "Escape ▓▓▓▓ 4/4"]
+    empty = _drawn(BarState("d6-pool", 0, 1, 0, "no clock", "full"), CLOCKS)
+    assert empty == "clocks: none"
+    for text in (drawn, empty):
+        assert "collapse" not in text and "Position" not in text and "◆" not in text
+
+
+def test_the_terminal_draws_a_battle_rhythm_count_and_what_is_pending() -> None:
+    pending = (("Kim: strike", 1, 3), ("Orc: shove", 0, 2))
+    rhythm = BarState("battle-rhythm", 0, 3, 2, "Count 3", "next action", segments=pending)
+    drawn = _drawn(rhythm, COUNT).splitlines()
+    assert drawn == ["Count 3 · next action in 2", "  Kim: strike ▓░░ 1/3", "  Orc: shove ░░ 0/2"]
+    at_zero = COUNT.model_copy(update={"ends": ["Count 0", "next action"]})
+    quiet = _drawn(BarState("battle-rhythm", 0, 1, 0, "Count 0", "next action"), at_zero)
+    assert quiet == "Count 0"  # nothing pending: no 'next action in 0', no 'Position 0 of 1'
+    none = TrackerBody(kind="none", name="", ends=["", ""], position="")
+    assert render_bar(rhythm, none) == ""
+
+
+def test_a_two_sided_bar_says_its_ends_in_the_systems_words() -> None:
+    tide = BarState("tide", 0, 4, 2, "Imperial", "Mongol")
+    assert "Imperial collapse" in _drawn(tide, None) and "Mongol collapse" in _drawn(tide, None)
+    ends = TrackerBody(kind="two-sided", name="momentum", ends=["A leads", "B leads"], position="")
+    drawn = _drawn(tide, ends)
+    assert drawn.startswith("A leads ") and "B leads" in drawn and "collapse" not in drawn
+
+
+def test_the_strip_lights_each_clock_and_nothing_for_no_tracker() -> None:
+    clocks = BAR.model_copy(
+        update={"tracker": CLOCKS, "segments": [("Alarm", 2, 4), ("Escape", 4, 4)]}
+    )
+    frame = bar_frame(clocks, 9, "a-first")
+    lit = [c for c in pixels(frame, 9)]
+    assert lit[:2] == [(220, 20, 60)] * 2 and lit[2] != (220, 20, 60) and lit[4] == (0, 0, 0)
+    assert lit[5:9] == [(220, 20, 60)] * 4
+    assert animation(BAR.model_copy(update={"tracker": CLOCKS}), clocks, 9, "a-first") == [
+        Step(frame)
+    ]  # clocks do not walk
+    assert len(json.dumps(wled_state(frame))) < 1024
+    empty = BAR.model_copy(update={"tracker": CLOCKS})
+    assert set(pixels(bar_frame(empty, 9, "a-first"), 9)) == {(0, 0, 0)}
+    none = BAR.model_copy(
+        update={"tracker": TrackerBody(kind="none", name="", ends=[], position="")}
+    )
+    assert set(pixels(bar_frame(none, 9, "a-first"), 9)) == {(0, 0, 0)}
+
+
+@given(
+    parts=st.lists(
+        st.tuples(st.text(max_size=5), st.integers(0, 12), st.integers(1, 12)), max_size=8
+    ),
+    count=st.integers(3, 300),
+    orientation=st.sampled_from(["a-first", "b-first"]),
+)
+def test_every_clock_frame_stays_on_the_strip(
+    parts: list[tuple[str, int, int]], count: int, orientation: str
+) -> None:
+    bar = BAR.model_copy(update={"tracker": CLOCKS, "segments": parts})
+    frame = bar_frame(bar, count, orientation)  # type: ignore[arg-type]
+    assert all(0 <= s.start < s.stop <= count for s in frame)
+    assert len(frame) <= WLED_SEGMENTS
+    assert all(a.stop <= b.start for a, b in itertools.pairwise(frame))

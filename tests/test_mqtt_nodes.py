@@ -32,7 +32,7 @@ from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
 ROLL = Roll((Die(DieKind.D8, 5), Die(DieKind.D20, 20)))
-LINKED = RollContext(actor="Zhao", side="a", tide_linked=True, mode="unopposed")
+LINKED = RollContext(actor="Zhao", side="a", mode="unopposed", params={"tide_linked": True})
 
 
 def test_with_no_broker_configured_the_tower_runs_its_own(tmp_path: Path) -> None:

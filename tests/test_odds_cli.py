@@ -1,4 +1,4 @@
-"""`tidetower odds`: pool, marks and d100 as tables and as JSON."""
+"""`tidetower odds`: a roll of any system, pool and d100 as tables and as JSON."""
 
 from __future__ import annotations
 
@@ -39,26 +39,26 @@ def test_traitor_pool_at_minus_two() -> None:
     assert code == 0 and data["traitor"] and round(data["partial"] * 100) == 20
 
 
-def test_marks_json_has_marks_margin_and_steps() -> None:
-    code, out = run(
-        "marks",
-        "--dice",
-        "3",
-        "--tier",
-        "d8",
-        "--vs",
-        "2",
-        "--vs-tier",
-        "d6",
-        "--size",
-        "battle",
-        "--json",
-    )
+def test_a_tide_roll_gives_its_marks_and_where_the_bar_moves() -> None:
+    args = ("roll", "--system", "tide", "--mode", "unopposed", "--side", "a", "pool=3")
+    code, out = run(*args, "tier=d8", "tide_linked=true", "--set", "size=battle", "--json")
     data = json.loads(out)
-    assert code == 0 and set(data) >= {"marks", "margin", "steps"}
-    for key in ("marks", "margin", "steps"):
-        assert abs(sum(data[key].values()) - 1) < 1e-9
-    assert data["marks"]["3"] == 0.125
+    assert code == 0 and data["counts"] == "Marks" and data["dice"] == "3d8"
+    assert {row["value"]: row["chance"] for row in data["rows"]}[3] == 0.125
+    assert abs(sum(o["chance"] for o in data["outcomes"]) - 1) < 1e-9
+    code, out = run(*args, "tier=d8", "tide_linked=true")
+    assert code == 0 and "Marks" in out and "12.500%" in out and "holds" in out
+
+
+def test_a_roll_of_any_system_comes_from_its_own_odds() -> None:
+    code, out = run("roll", "--system", "d6-pool", "--mode", "action", "pool=4", "--json")
+    data = json.loads(out)
+    odds = pool_odds(4)
+    assert code == 0 and data["explosion"] == float(odds.explosion)
+    code, out = run("roll", "--system", "d6-pool", "--mode", "new-clock", "clock=A", "size=4")
+    assert code == 0 and "no odds" in out
+    code, out = run("roll", "--system", "tide", "--json")  # nothing declared to count
+    assert code == 0 and out.strip() == "null"
 
 
 def test_d100_lists_every_grade() -> None:
@@ -75,8 +75,10 @@ def test_d100_lists_every_grade() -> None:
     [
         (("pool", "--dice", "3", "--difficulty", "0"), "difficulty"),
         (("d100", "--chance", "120"), "chance"),
-        (("marks", "--dice", "-1", "--tier", "d8"), "dice"),
-        (("marks", "--dice", "2", "--tier", "d8", "--marks-step", "9"), "marks step"),
+        (("roll", "--system", "tide", "pool=-1", "tier=d8"), "pool"),
+        (("roll", "--system", "tide", "--set", "marks_step=999", "pool=2"), "marks_step"),
+        (("roll", "--system", "tide", "rating=2"), "rating"),
+        (("roll", "--system", "nonsense"), "nonsense"),
     ],
 )
 def test_bad_values_are_usage_errors_naming_the_field(args: tuple[str, ...], field: str) -> None:
@@ -84,7 +86,7 @@ def test_bad_values_are_usage_errors_naming_the_field(args: tuple[str, ...], fie
     assert code == 2 and field in out
 
 
-@pytest.mark.parametrize("command", ["pool", "marks", "d100"])
+@pytest.mark.parametrize("command", ["pool", "roll", "d100", "declared"])
 def test_every_subcommand_has_help(command: str) -> None:
     code, out = run(command, "--help")
     assert code == 0 and "--json" in out

@@ -15,7 +15,7 @@ from tidetower.engine.dice import DieKind
 from tidetower.engine.rules import RollContext
 from tidetower.engine.tray import TowerState
 from tidetower.firmware.cli import main
-from tidetower.firmware.sim import SimulatedTable, sim_config, simulated_parts
+from tidetower.firmware.sim import SimulatedTable, beside, sim_config, simulated_parts
 from tidetower.firmware.tower import Tower
 
 FRAMES = 400
@@ -34,8 +34,8 @@ def test_the_players_wait_for_the_gm_and_throw_what_was_declared(tmp_path: Path)
         for _ in range(FRAMES):
             tower.step()
         assert players.thrown == [] and tower.table.state.history == ()  # nothing declared
-        zhao = RollContext(actor="Zhao", side="a", mode="tide", tide_linked=True, pool=4)
-        tower.table.declare(replace(zhao, tier=DieKind.D8))
+        zhao = RollContext(actor="Zhao", side="a", mode="tide", pool=4)
+        tower.table.declare(replace(zhao, params={"tide_linked": True, "tier": "d8"}))
         for _ in range(FRAMES):
             tower.step()
             if players.thrown:
@@ -48,7 +48,7 @@ def test_a_die_the_camera_cannot_read_waits_for_the_person(tmp_path: Path) -> No
     with Tower(config, simulated_parts(config, 7, gm="person")) as tower:
         players = _players(tower)
         for _ in range(20):  # declare until a throw needs the GM
-            tower.table.declare(RollContext(actor="Zhao", side="a", pool=5, tier=DieKind.D12))
+            tower.table.declare(RollContext(actor="Zhao", side="a", pool=5, params={"tier": "d12"}))
             for _ in range(FRAMES):
                 tower.step()
                 if tower.loop.state in (TowerState.NEEDS_ATTENTION, TowerState.RESULT):
@@ -93,3 +93,11 @@ def test_run_says_who_plays_the_gm(tmp_path: Path) -> None:
     finally:
         person.terminate()
         person.wait()
+
+
+def test_the_declared_dice_come_with_the_practice_dice_beside_its_pool() -> None:
+    d6, d8, d20 = DieKind.D6, DieKind.D8, DieKind.D20
+    assert beside((d6, d6, d6, d20), (d8, d8)) == (d20,)  # the Omen, not the practice's pool
+    assert beside((d6, d6), (d8,)) == ()
+    assert beside((d6, d20), (d20, d20)) == ()  # already declared
+    assert beside((), (d8,)) == ()

@@ -122,7 +122,7 @@ def _run_table(tmp_path: Path, seed: int, rolls: int, sensor: bool) -> Tower:
     tower = Tower(config, simulated_parts(config, seed))
     sim = _people(tower)
     sim.hand_chance = 0.3
-    sim.tiers, sim.omen = ("d6",), False  # the read loop's own test: pip d6
+    sim.practice = {"tiers": ["d6"], "omen": False}  # the read loop's own test: pip d6
     reads: list[int] = []
     tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
     for _ in range(rolls * 80):
@@ -557,7 +557,7 @@ def test_rereads_between_steps_never_stop_the_simulated_table(
     with Tower(config, simulated_parts(config, 11)) as tower:
         sim = _people(tower)
         sim.hand_chance = 0.0
-        _people(tower).tiers = PIP_POOL  # pip d6 and the d20 Omen: the GM types the Omen
+        _people(tower).practice = {"tiers": list(PIP_POOL)}  # pip d6 and the d20: the GM types it
         reads: list[int] = []
         tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
         rereads = refused = 0
@@ -585,7 +585,7 @@ def test_rereads_from_another_thread_never_stop_the_simulated_table(
     stop = threading.Event()
     with Tower(config, simulated_parts(config, 3)) as tower:
         _people(tower).hand_chance = 0.0
-        _people(tower).tiers = PIP_POOL  # pip d6 and the d20 Omen: the GM types the Omen
+        _people(tower).practice = {"tiers": list(PIP_POOL)}  # pip d6 and the d20: the GM types it
         reads: list[int] = []
         tower.loop.on_roll.append(lambda record, _reading: reads.append(record.seq))
 
@@ -619,7 +619,7 @@ def test_a_reread_while_the_dice_are_picked_up_never_stops_the_simulated_table(
     with Tower(config, simulated_parts(config, 7)) as tower:
         sim = _people(tower)
         sim.hand_chance = 0.0
-        _people(tower).tiers = PIP_POOL  # pip d6 and the d20 Omen: the GM types the Omen
+        _people(tower).practice = {"tiers": list(PIP_POOL)}  # pip d6 and the d20: the GM types it
         rereads = 0
         for _ in range(3000):
             tower.step()
@@ -643,7 +643,7 @@ def test_undos_from_another_thread_never_stop_the_simulated_table(
     stop = threading.Event()
     with Tower(config, simulated_parts(config, 5)) as tower:
         _people(tower).hand_chance = 0.0
-        _people(tower).tiers = PIP_POOL  # pip d6 and the d20 Omen: the GM types the Omen
+        _people(tower).practice = {"tiers": list(PIP_POOL)}  # pip d6 and the d20: the GM types it
         undone: list[str] = []
 
         def gm() -> None:  # takes back every opening roll as soon as it is recorded

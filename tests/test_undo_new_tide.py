@@ -17,7 +17,7 @@ from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.publisher import TablePublisher
 
-ZHAO = RollContext(actor="Zhao", side="a", tide_linked=True, pool=3, tier=DieKind.D8)
+ZHAO = RollContext(actor="Zhao", side="a", pool=3, params={"tide_linked": True, "tier": "d8"})
 THROW = Roll((Die(DieKind.D8, 8), Die(DieKind.D8, 7), Die(DieKind.D8, 6), Die(DieKind.D20, 10)))
 BATTLE = {"weight_a": 6, "weight_b": 12, "size": "battle", "label_a": "Imperial"}
 LOST = r"a new tide was set up after it \(Imperial v Mongol, the bar at 6 of 0\.\.17\)"
@@ -62,12 +62,12 @@ def _session(store: Path, *args: str) -> Result:
 
 def test_session_undo_after_a_new_tide_says_why_and_keeps_it(tmp_path: Path) -> None:
     store = tmp_path / "s.db"
-    assert _session(store, "tide", "8", "8").exit_code == 0
-    declared = ("declare", "--actor", "Zhao", "--side", "a", "--linked", "--pool", "3")
-    assert _session(store, *declared, "--tier", "d8").exit_code == 0
+    assert _session(store, "setup", "weight_a=8", "weight_b=8").exit_code == 0
+    declared = ("declare", "--actor", "Zhao", "--side", "a", "--pool", "3", "tide_linked=true")
+    assert _session(store, *declared, "tier=d8").exit_code == 0
     rolled = _session(store, "roll", "d8=8,7,6", "d20=10").output.split(":")[0]
-    battle = ("tide", "6", "12", "--size", "battle", "--label-a", "Imperial")
-    assert _session(store, *battle, "--label-b", "Mongol").exit_code == 0
+    battle = ("setup", "weight_a=6", "weight_b=12", "size=battle", "label_a=Imperial")
+    assert _session(store, *battle, "label_b=Mongol").exit_code == 0
     refused = _session(store, "undo")
     assert refused.exit_code == 1
     assert refused.output.startswith(f"Error: cannot take back {rolled}: a new tide was set up")
@@ -90,7 +90,7 @@ def test_gm_undo_after_a_new_tide_is_refused_in_its_reply(
         with Listener(settings, publisher.topics.tide) as listener:
             listener.json_on(publisher.topics.tide)  # the tower hears commands by now
         battle = [f"{key}={value}" for key, value in BATTLE.items()]
-        tide = runner.invoke(main, ["gm", "tide", *battle, "label_b=Mongol", *where])
+        tide = runner.invoke(main, ["gm", "setup", *battle, "label_b=Mongol", *where])
         assert tide.exit_code == 0, tide.output
         undo = runner.invoke(main, ["gm", "undo", "--json", *where])
         assert undo.exit_code == 1

@@ -1,1 +1,1 @@
-"""The LED bar node: the Tide bar on WLED, a WS2812 strip or the terminal, from MQTT."""
+"""The LED bar node: the table's tracker on WLED, a WS2812 strip or the terminal, from MQTT."""

@@ -1,4 +1,5 @@
-"""`tidetower ledbar`: the retained Tide drawn on WLED, a NeoPixel strip or the terminal.
+"""`tidetower ledbar`: the table's retained tracker drawn on WLED, a NeoPixel strip or the
+terminal, as its kind (the payload's `tracker`) says.
 
 Each new bar is animated (the marker walks; a rout flashes the winner's colour); a newer
 bar cuts a running animation short so the strip never lags behind the table.
@@ -25,7 +26,7 @@ from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.ledbar.strip import FRAME_GAP, Frame, animation, pixels, wled_state
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import node_options, node_settings, say_connection
-from tidetower.mqtt.payloads import TidePayload
+from tidetower.mqtt.payloads import TidePayload as BarPayload
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
@@ -35,10 +36,10 @@ log = logging.getLogger(__name__)
 class Renderer(Protocol):
     """Somewhere the bar is drawn."""
 
-    def show(self, frame: Frame, bar: TidePayload) -> None:
+    def show(self, frame: Frame, bar: BarPayload) -> None:
         """Draw one animation frame of `bar`."""
 
-    def settle(self, bar: TidePayload) -> None:
+    def settle(self, bar: BarPayload) -> None:
         """The animation is over; `bar` is what the table shows now."""
 
 
@@ -71,12 +72,12 @@ class WledRenderer:
         self._last: Frame | None = None
         client.subscribe(f"{topic}/status", self._status, qos=1)
 
-    def show(self, frame: Frame, bar: TidePayload) -> None:
+    def show(self, frame: Frame, bar: BarPayload) -> None:
         self._last = frame
         self.pacer.wait()
         self._send(frame)
 
-    def settle(self, bar: TidePayload) -> None:
+    def settle(self, bar: BarPayload) -> None:
         """Nothing more: the last frame is the bar."""
 
     def _send(self, frame: Frame) -> None:
@@ -104,12 +105,12 @@ class NeoPixelRenderer:
             getattr(board, f"D{pin}"), count, brightness=brightness / 255, auto_write=False
         )
 
-    def show(self, frame: Frame, bar: TidePayload) -> None:
+    def show(self, frame: Frame, bar: BarPayload) -> None:
         for index, colour in enumerate(pixels(frame, self.count)):
             self.strip[index] = colour
         self.strip.show()
 
-    def settle(self, bar: TidePayload) -> None:
+    def settle(self, bar: BarPayload) -> None:
         """Nothing more: the last frame is the bar."""
 
 
@@ -119,17 +120,17 @@ class TerminalRenderer:
     def __init__(self, echo: Callable[[str], None] = click.echo) -> None:
         self.echo = echo
 
-    def show(self, frame: Frame, bar: TidePayload) -> None:
+    def show(self, frame: Frame, bar: BarPayload) -> None:
         """Frames are for LEDs; the terminal prints the settled bar."""
 
-    def settle(self, bar: TidePayload) -> None:
+    def settle(self, bar: BarPayload) -> None:
         motion = bar.last_motion
         if motion is not None:
             self.echo(f"{motion.cause}: {motion.before} → {motion.after}")
-        self.echo(render_bar(bar_state(bar)))
+        self.echo(render_bar(bar_state(bar), bar.tracker))
 
 
-def bar_state(bar: TidePayload) -> BarState:
+def bar_state(bar: BarPayload) -> BarState:
     """The engine's BarState from the wire, for the terminal renderer."""
     motion = bar.last_motion
     return BarState(
@@ -148,7 +149,8 @@ def bar_state(bar: TidePayload) -> BarState:
 
 
 class LedbarNode:
-    """Follows one table's retained `tide` and animates it on every renderer."""
+    """Follows one table's retained tracker (`Topics.tide`) and animates it on every
+    renderer."""
 
     def __init__(self, settings: MqttSettings, client: BrokerClient | None = None) -> None:
         self.settings = settings
@@ -157,10 +159,10 @@ class LedbarNode:
             settings, settings.client_id or f"tidetower-ledbar-{settings.table}-{id(self)}"
         )
         self.renderers: list[Renderer] = []
-        self._bars: queue.Queue[TidePayload | None] = queue.Queue()
+        self._bars: queue.Queue[BarPayload | None] = queue.Queue()
         self._arrived = threading.Event()
         self._thread = threading.Thread(target=self._animate, name="ledbar", daemon=True)
-        self.client.subscribe(self.topics.tide, self._on_tide, qos=1)
+        self.client.subscribe(self.topics.tide, self._on_bar, qos=1)
 
     def start(self) -> LedbarNode:
         self._thread.start()
@@ -179,18 +181,18 @@ class LedbarNode:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _on_tide(self, message: Message) -> None:
+    def _on_bar(self, message: Message) -> None:
         try:
-            self._bars.put(TidePayload.model_validate_json(message.payload))
+            self._bars.put(BarPayload.model_validate_json(message.payload))
         except ValidationError as error:
-            log.warning("ignoring a tide message that does not fit schema 1: %s", error)
+            log.warning("ignoring a tracker message that does not fit schema 1: %s", error)
             return
         self._arrived.set()
 
-    def _latest(self, bar: TidePayload) -> TidePayload | None:
+    def _latest(self, bar: BarPayload) -> BarPayload | None:
         """The newest bar waiting (None means stop); older ones are skipped, not replayed."""
         self._arrived.clear()
-        latest: TidePayload | None = bar
+        latest: BarPayload | None = bar
         while not self._bars.empty():
             latest = self._bars.get_nowait()
             if latest is None:
@@ -198,7 +200,7 @@ class LedbarNode:
         return latest
 
     def _animate(self) -> None:
-        previous: TidePayload | None = None
+        previous: BarPayload | None = None
         while (bar := self._bars.get()) is not None:
             if (bar := self._latest(bar)) is None:
                 return
@@ -211,7 +213,7 @@ class LedbarNode:
                 continue
             previous = bar
 
-    def _draw(self, previous: TidePayload | None, bar: TidePayload) -> None:
+    def _draw(self, previous: BarPayload | None, bar: BarPayload) -> None:
         """Move the marker from `previous` to `bar`, frame by frame, on every renderer."""
         steps = animation(previous, bar, self.settings.led_count, self.settings.orientation)
         for step in steps:
@@ -241,14 +243,14 @@ def _renderers(
 
 @click.command("ledbar")
 @node_options
-@click.option("--wled", metavar="TOPIC", help="WLED's MQTT device topic, e.g. wled/tide")
+@click.option("--wled", metavar="TOPIC", help="WLED's MQTT device topic, e.g. wled/bar")
 @click.option("--neopixel", is_flag=True, help="drive a WS2812 strip on this Pi's GPIO")
 @click.option("--terminal", is_flag=True, help="draw the bar here too (the default output)")
 @click.option("--leds", type=click.IntRange(3, 4096), help="number of LEDs on the strip")
 @click.option(
     "--orientation",
     type=click.Choice(["a-first", "b-first"]),
-    help="which side's collapse is at LED 0",
+    help="which side's end of a two-sided bar is at LED 0",
 )
 def ledbar_command(
     config_path: Path | None,
@@ -260,7 +262,7 @@ def ledbar_command(
     leds: int | None,
     orientation: str | None,
 ) -> None:
-    """Show the table's Tide on an LED bar (WLED, NeoPixel) or in this terminal."""
+    """Show the table's tracker on an LED bar (WLED, NeoPixel) or in this terminal."""
     settings = node_settings(config_path, broker, table)
     strip = {"led_count": leds, "orientation": orientation}
     settings = settings.model_copy(update={k: v for k, v in strip.items() if v is not None})
