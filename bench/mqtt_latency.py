@@ -28,7 +28,7 @@ from tidetower.engine.table import Table
 from tidetower.mqtt.broker import EmbeddedBroker
 from tidetower.mqtt.ledbar.node import LedbarNode
 from tidetower.mqtt.ledbar.strip import Frame
-from tidetower.mqtt.payloads import TidePayload
+from tidetower.mqtt.payloads import BarPayload
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.settings import MqttSettings
 
@@ -44,10 +44,10 @@ class Stopwatch:
     def __init__(self) -> None:
         self.drawn: dict[int, float] = {}
 
-    def show(self, frame: Frame, bar: TidePayload) -> None:
+    def show(self, frame: Frame, bar: BarPayload) -> None:
         self.drawn.setdefault(bar.position, time.perf_counter())
 
-    def settle(self, bar: TidePayload) -> None:
+    def settle(self, bar: BarPayload) -> None:
         """Nothing to do."""
 
 

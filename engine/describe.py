@@ -76,6 +76,8 @@ class Description:
     default_mode: str = ""
     toggle: str | None = None
     """The flag field a tower's third button flips, if the system has one."""
+    story: str | None = None
+    """The worked example its practice tells with option `story` (`tidetower demo`)."""
 
     def field(self, name: str) -> Field:
         """The declaration field called `name`, or a RuleError listing them."""

@@ -119,6 +119,10 @@ class PracticeTurn:
     """The dice the player throws; none named: a handful of d6, as many as the player likes."""
     reset: Mapping[str, JSONValue] | None = None
     """Settings to set the tracker up afresh with before declaring (after a rout, say)."""
+    narration: str = ""
+    """What a worked example (option `story`) says before this throw."""
+    done: bool = False
+    """The worked example is over: say the narration and throw nothing more."""
 
 
 def alternate_side(history: Sequence[RollRecord]) -> Side:

@@ -46,7 +46,7 @@ class TrackerBody(BaseModel):
     position: str = Field(description='the word for where the marker stands: "Position"')
 
 
-class TidePayload(_Wire):
+class BarPayload(_Wire):
     """Retained `tide`: the tracker as the LED strip shows it (named for the product's bar,
     whatever the system's tracker)."""
 

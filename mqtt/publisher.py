@@ -38,7 +38,7 @@ from tidetower.mqtt.registry import Detail, LearnControl, TowerControls
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload
-from tidetower.mqtt.views import roll_event, seen_event, session_payload, tide_payload
+from tidetower.mqtt.views import bar_payload, roll_event, seen_event, session_payload
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +300,7 @@ class TablePublisher:
             record = load_record(body["record"], body.get("reading"))
             event = roll_event(record, PHASES[kind])
             messages.append((self.topics.roll, event.model_dump_json(), False))
-        messages.append((self.topics.tide, tide_payload(body["bar"]).model_dump_json(), True))
+        messages.append((self.topics.tide, bar_payload(body["bar"]).model_dump_json(), True))
         session = self._render(self.topics.session, lambda: session_payload(self.table.state))
         if session is not None:
             messages.append((self.topics.session, session, True))
@@ -342,7 +342,7 @@ class TablePublisher:
     def _publish_bar(self) -> None:
         """The retained `tide` and `session` as the table is now."""
         state = self.table.state
-        self._send_built(self.topics.tide, lambda: tide_payload(dump(state.bar())), True)
+        self._send_built(self.topics.tide, lambda: bar_payload(dump(state.bar())), True)
         self._send_built(self.topics.session, lambda: session_payload(state), True)
 
     def _publish_tower(self, only_if_due: bool) -> None:

@@ -15,6 +15,7 @@ from tidetower.engine.session import SessionState
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.payloads import (
     ActionItem,
+    BarPayload,
     DieBody,
     HistoryItem,
     MotionBody,
@@ -26,17 +27,16 @@ from tidetower.mqtt.payloads import (
     RollEvent,
     SessionPayload,
     SideBody,
-    TidePayload,
     TrackerBody,
 )
 
 HISTORY_LENGTH = 20
 
 
-def tide_payload(bar: Mapping[str, Any]) -> TidePayload:
+def bar_payload(bar: Mapping[str, Any]) -> BarPayload:
     """The retained `tide` from a dumped BarState, with what its system's tracker is."""
-    known = {k: v for k, v in bar.items() if k in TidePayload.model_fields}
-    return TidePayload(length=bar["high"] - bar["low"], tracker=tracker_body(bar), **known)
+    known = {k: v for k, v in bar.items() if k in BarPayload.model_fields}
+    return BarPayload(length=bar["high"] - bar["low"], tracker=tracker_body(bar), **known)
 
 
 def tracker_body(bar: Mapping[str, Any]) -> TrackerBody | None:

@@ -12,9 +12,9 @@ Body = Mapping[str, Any]
 
 
 def declared_line(declared: Body, table: Description) -> str:
-    """The declared next roll in words, e.g. 'Kira, mode resist, attribute prowess' or
-    'Zhao for side A, mode opposed, pool 3, replying to roll 5a2b-3'; 'nothing' when nothing is declared. `declared`
-    is a RollContext as JSON; each of the system's own fields is said by its label."""
+    """The declared next roll in words, e.g. 'Kira, mode resist, Attribute 2' or 'Zhao for
+    side A, mode opposed, pool 3, replying to roll 5a2b-3'; 'nothing' when nothing is
+    declared. `declared` is a RollContext as JSON; the system's own fields said by label."""
     side = declared.get("side")
     who = (declared.get("actor") or "") + (f" for side {side.upper()}" if side else "")
     parts = [

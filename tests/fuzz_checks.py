@@ -27,11 +27,11 @@ from tidetower.mqtt.commands import CommandDesk
 from tidetower.mqtt.ledbar.node import bar_state
 from tidetower.mqtt.ledbar.strip import animation, wled_state
 from tidetower.mqtt.ledbar.terminal import render_bar
-from tidetower.mqtt.payloads import CommandResult, TidePayload
+from tidetower.mqtt.payloads import BarPayload, CommandResult
 from tidetower.mqtt.publisher import PHASES
 from tidetower.mqtt.registry import reply_line
 from tidetower.mqtt.settings import MqttSettings, Orientation
-from tidetower.mqtt.views import roll_event, session_payload, tide_payload
+from tidetower.mqtt.views import bar_payload, roll_event, session_payload
 from tidetower.mqtt.wording import declared_line
 
 MAX_BYTES = MqttSettings().max_command_bytes
@@ -157,7 +157,7 @@ def event_payloads(event: OutboxEvent, state: SessionState) -> list[BaseModel]:
     if event.kind in PHASES and isinstance(record, dict):
         reading: Any = body.get("reading")
         payloads.append(roll_event(load_record(record, reading), PHASES[event.kind]))
-    payloads.append(tide_payload(body["bar"]))  # type: ignore[arg-type]
+    payloads.append(bar_payload(body["bar"]))  # type: ignore[arg-type]
     payloads.append(session_payload(state))
     return payloads
 
@@ -185,10 +185,10 @@ def check_drawn(bar: BarState, state: SessionState) -> None:
             json.dumps(wled_state(step.frame))
 
 
-def check_tide_reloads(bar: BarState) -> TidePayload:
+def check_tide_reloads(bar: BarState) -> BarPayload:
     """The retained `tide` for `bar` reads back as the bar the LED nodes draw."""
-    tide = tide_payload(dump(bar))
-    again = TidePayload.model_validate_json(tide.model_dump_json())
+    tide = bar_payload(dump(bar))
+    again = BarPayload.model_validate_json(tide.model_dump_json())
     assert again == tide
     assert bar_state(again) == bar
     return again

@@ -26,7 +26,7 @@ from mqtt_fixtures import WAIT, Listener, Mosquitto
 
 from tidetower.engine.session import SessionState
 from tidetower.engine.store import SessionStore
-from tidetower.mqtt.payloads import CommandResult, TidePayload
+from tidetower.mqtt.payloads import BarPayload, CommandResult
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 
@@ -202,6 +202,6 @@ def check_restart(live: LiveFuzz) -> int:
     tide = [m for m in left if m.topic == topics.tide]
     assert len(tide) == 1 and tide[0].retain
     bar = check_tide_reloads(tower.state().bar())
-    assert TidePayload.model_validate_json(tide[0].payload) == bar
+    assert BarPayload.model_validate_json(tide[0].payload) == bar
     assert [m.topic for m in left if m.topic != topics.tide and m.payload] == []
     return len(refused)

@@ -64,12 +64,24 @@ def test_every_command_the_readme_promises_loads_and_is_listed() -> None:
 
 def test_the_demo_plays_to_a_rout_and_is_repeatable() -> None:
     runner = CliRunner()
-    first = runner.invoke(main, ["demo", "--no-wait", "--seed", "7"])
+    first = runner.invoke(main, ["demo", "--no-wait", "--seed", "7", "--practice"])
     assert first.exit_code == 0, first.output
     assert re.search(r"^  [AB] routs!$", first.output, re.MULTILINE)
     assert re.search(r"the bar moves \d+ → \d+", first.output)
-    again = runner.invoke(main, ["demo", "--no-wait", "--seed", "7"])
+    again = runner.invoke(main, ["demo", "--no-wait", "--seed", "7", "--practice"])
     assert again.output == first.output
+
+
+def test_the_demo_tells_the_tide_s_worked_example_to_its_end() -> None:
+    told = CliRunner().invoke(main, ["demo", "--no-wait", "--seed", "7"])
+    assert told.exit_code == 0, told.output
+    assert "the Emperor's column" in told.output.splitlines()[0]
+    for beat in ("Zhao's first order", "Wei at the litter", "Zhao holds the wash"):
+        assert f"\n  {beat}\n" in told.output
+    routed = re.search(r"^  (Imperial|Mongol) routs!$", told.output, re.MULTILINE)
+    assert routed is not None
+    epilogue = {"Imperial": "The column breaks and flees.", "Mongol": "Against all odds"}
+    assert epilogue[routed.group(1)] in told.output.rstrip().splitlines()[-1]
 
 
 def test_the_demo_plays_any_system_with_its_settings() -> None:
@@ -77,7 +89,7 @@ def test_the_demo_plays_any_system_with_its_settings() -> None:
     played = CliRunner().invoke(main, args)
     assert played.exit_code == 0, played.output
     assert played.output.count("\nturn ") == 3 and "hits" in played.output
-    set_up = ["demo", "--no-wait", "--turns", "1", "--set", "label_a=Imperial"]
+    set_up = ["demo", "--no-wait", "--practice", "--turns", "1", "--set", "label_a=Imperial"]
     assert "Imperial" in CliRunner().invoke(main, set_up).output
     refused = CliRunner().invoke(main, ["demo", "--no-wait", "--set", "nonsense=1"])
     assert refused.exit_code == 2 and "known are" in refused.output

@@ -21,7 +21,7 @@ from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.firmware.sim import SIM_PINS
 from tidetower.mqtt.ledbar.node import bar_state
-from tidetower.mqtt.payloads import TidePayload
+from tidetower.mqtt.payloads import BarPayload
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.views import seen_event, session_payload
@@ -174,7 +174,7 @@ def test_a_store_written_before_dice_pointed_at_their_reading_still_loads(
 
 
 def test_the_led_node_keeps_a_tracker_s_segments() -> None:
-    wire = TidePayload(
+    wire = BarPayload(
         system="d6-pool",
         low=0,
         high=6,

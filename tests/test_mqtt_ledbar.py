@@ -31,11 +31,11 @@ from tidetower.mqtt.ledbar.strip import (
     wled_state,
 )
 from tidetower.mqtt.ledbar.terminal import render_bar
-from tidetower.mqtt.payloads import TidePayload, TrackerBody
+from tidetower.mqtt.payloads import BarPayload, TrackerBody
 from tidetower.mqtt.publisher import TablePublisher
 
 CRIMSON, WHITE, TEAL = [220, 20, 60], [255, 255, 255], [0, 128, 128]
-BAR = TidePayload(
+BAR = BarPayload(
     system="tide",
     low=0,
     high=15,

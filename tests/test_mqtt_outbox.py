@@ -199,7 +199,7 @@ def test_a_roll_the_terminal_cannot_draw_is_reported_and_the_tower_carries_on(
         f"roll {second} (stored): drawing or announcing it failed (ValueError"
     )
     assert problem in caplog.text  # and in the log
-    bars = [line for line in run.stdout.splitlines() if "collapse" in line]
+    bars = [line for line in run.stdout.splitlines() if "◆" in line]  # the marker
     assert len(bars) == 1 + 3  # at the start, then rolls 1, 3 and 4: after the one not drawn
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from mqtt_fixtures import WAIT, Embedded, Listener, Mosquitto
 
-from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.dice import Die, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, roll_of

@@ -27,7 +27,8 @@ table = Table(sys.argv[1], "tide", {"weight_a": 40, "weight_b": 40, "size": "sma
 dice = SimulatedDice(int(sys.argv[2]))
 while table.bar().routed is None:
     side = "a" if table.state.next_seq % 2 else "b"
-    table.declare(RollContext(actor=side, side=side, mode="unopposed", tide_linked=True))
+    linked = {"tide_linked": True}
+    table.declare(RollContext(actor=side, side=side, mode="unopposed", params=linked))
     record = table.record(dice.throw((3, DieKind.D8), (1, DieKind.D20)))
     print(record.id, table.bar().position, flush=True)
 """

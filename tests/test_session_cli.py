@@ -107,7 +107,7 @@ def test_setup_and_declare_for_a_d6_pool_table(tmp_path: Path) -> None:
     action = _session(store, "declare", "--actor", "Kira", "--mode", "action", "--pool", "2")
     assert action.output == "declared: Kira, mode action, pool 2\n"
     refused = _session(store, "declare", "--mode", "action", "bogus=2")
-    assert refused.exit_code == 1 and "bogus" in refused.output
+    assert refused.exit_code == 2 and "bogus" in refused.output  # the description refuses it
     rolled = _session(store, "roll", "d6=6,1")
     assert rolled.exit_code == 0 and "Kira" in rolled.output
 

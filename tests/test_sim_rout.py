@@ -34,7 +34,9 @@ def test_the_new_tide_waits_for_the_rout_animation(tmp_path: Path, pins: None) -
         players.hand_chance = 0
         table = tower.table
         table.reset_tracker({"weight_a": 1, "weight_b": 2, "size": "small-skirmish"})
-        table.declare(RollContext(actor="A", side="a", mode="unopposed", params={"tide_linked": True}))
+        table.declare(
+            RollContext(actor="A", side="a", mode="unopposed", params={"tide_linked": True})
+        )
         table.record(Roll((Die(DieKind.D6, 1), Die(DieKind.D20, 1))))  # omen 1: A routs
         assert table.bar().routed == "a"
         routed_at = players.source.clock()

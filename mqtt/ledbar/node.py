@@ -26,7 +26,7 @@ from tidetower.mqtt.client import BrokerClient, Message
 from tidetower.mqtt.ledbar.strip import FRAME_GAP, Frame, animation, pixels, wled_state
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import node_options, node_settings, say_connection
-from tidetower.mqtt.payloads import TidePayload as BarPayload
+from tidetower.mqtt.payloads import BarPayload
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tidetower.mqtt.payloads import TidePayload as BarPayload
+from tidetower.mqtt.payloads import BarPayload
 from tidetower.mqtt.settings import Orientation
 
 RGB = tuple[int, int, int]

@@ -10,8 +10,10 @@ from tidetower.engine import params as p
 from tidetower.engine.describe import Description, Field, Mode, Tracker
 from tidetower.engine.dice import DieError, DieKind
 from tidetower.engine.rules import RollContext, RuleError
+from tidetower.engine.systems.tide import story
 from tidetower.engine.systems.tide.marks import MARKS_KINDS, TIERS, check_tier
 from tidetower.engine.systems.tide.track import FOOTINGS, SIZES
+from tidetower.engine.tray import TENS_D10
 
 MODES = ("primitive", "unopposed", "opposed", "tide")
 AWAITS_REPLY = ("opposed", "tide")
@@ -50,6 +52,7 @@ DESCRIPTION = Description(
     fields=_DECLARED,
     modes=tuple(Mode(m, tuple(f.name for f in _DECLARED)) for m in MODES),
     toggle="tide_linked",
+    story=story.TITLE,
 )
 
 
@@ -58,6 +61,9 @@ def tier(context: RollContext) -> DieKind | None:
     named = context.params.get("tier")
     if named is None:
         return None
+    if named == TENS_D10:
+        message = f"a {named} is no tier die: with a units d10 it makes a d100"
+        raise RuleError(message, field="tier")
     try:
         return check_tier(DieKind.parse(str(named)))
     except DieError as error:

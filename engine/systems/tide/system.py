@@ -38,6 +38,7 @@ from tidetower.engine.systems.tide.declare import (
 from tidetower.engine.systems.tide.marks import TIERS, MarksRule, read_marks
 from tidetower.engine.systems.tide.odds import declared_marks, omen_bands, tide_directions
 from tidetower.engine.systems.tide.practice import practice_turn
+from tidetower.engine.systems.tide.story import story_turn
 from tidetower.engine.systems.tide.track import TideTrack
 
 
@@ -205,6 +206,8 @@ class TideSystem(RuleSystem[TideScene]):
         rng: random.Random,
         options: Mapping[str, JSONValue],
     ) -> PracticeTurn:
+        if p.flag(options, "story"):
+            return story_turn(state.track, history)
         last = history[-1] if history and history[-1].system == self.name else None
         return practice_turn(state.track, last, rng, options)
 
