@@ -13,6 +13,7 @@ import json
 import math
 import random
 import shutil
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from tidetower.engine.store import SessionStore
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.firmware.cli import main
+from tidetower.firmware.export import COLUMNS
 from tidetower.firmware.stats_cli import CAVEAT
 
 ZHAO = RollContext(
@@ -240,3 +242,30 @@ def test_stats_read_a_schema_1_store_without_upgrading_it(tmp_path: Path) -> Non
     found = json.loads(_cli("stats", "dice", "--store", str(copy), "--json"))["dice"]
     assert sum(d["throws"] for d in found) > 0
     assert _fingerprint(copy) == before
+
+
+def test_stats_find_the_store_through_the_tower_config(store: Path, tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[1] / "firmware" / "tidetower.example.toml"
+    text = example.read_text(encoding="utf-8")
+    config = tmp_path / "tower.toml"
+    config.write_text(text.replace("/var/lib/tidetower/session.db", str(store)), encoding="utf-8")
+    found = json.loads(_cli("stats", "dice", "--config", str(config), "--json"))["dice"]
+    assert [d["die"] for d in found] == ["d8", "d20"]
+
+
+def test_every_export_column_is_documented() -> None:
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "firmware.md").read_text("utf-8")
+    section = docs[docs.index("## Statistics and export") :]
+    assert all(f"`{column}`" in section for column in COLUMNS)
+
+
+def test_a_missing_or_damaged_store_is_one_clear_error(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(main, ["stats", "dice", "--store", str(tmp_path / "no.db")])
+    assert missing.exit_code == 1 and "no session at" in missing.output
+    path = tmp_path / "damaged.db"
+    _recorded(path, throws=2)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE rolls SET body = 'not json' WHERE seq = 2")
+    damaged = CliRunner().invoke(main, ["stats", "dice", "--store", str(path)])
+    assert damaged.exit_code == 1 and f"cannot read {path}" in damaged.output
+    assert damaged.exception is None or isinstance(damaged.exception, SystemExit)
