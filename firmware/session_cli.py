@@ -298,7 +298,9 @@ def outbox(store: Path, retry: bool) -> None:
 @click.option(
     "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
 )
-@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this day.")
+@click.option(
+    "--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this day (UTC)."
+)
 def export(store: Path, fmt: str, since: Any) -> None:
     """Print every stored throw as CSV (a row a die) or JSON (an object a throw); read-only."""
     from tidetower.firmware.export import export_text  # here: `session` loads fast

@@ -129,9 +129,18 @@ def stats_group() -> None:
 
 @stats_group.command("dice")
 @store_option
-@click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A tower's TOML config: read its [table] store instead of --store.",
+)
 @click.option("--die", "only", type=click.Choice(DIE_NAMES), default=None, help="One die only.")
-@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this day.")
+@click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="From midnight UTC of this day.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def dice(
     store: Path, config: Path | None, only: str | None, since: datetime | None, as_json: bool
