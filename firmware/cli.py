@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "demo": "tidetower.firmware.demo:demo_command",
     "session": "tidetower.firmware.session_cli:session_group",
     "odds": "tidetower.firmware.odds_cli:odds_group",
+    "stats": "tidetower.firmware.stats_cli:stats_group",
     "read": "tidetower.vision.cli:read_command",
     "teach": "tidetower.firmware.teach_cli:teach_command",
     "ledbar": "tidetower.mqtt.ledbar.node:ledbar_command",

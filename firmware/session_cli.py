@@ -270,3 +270,19 @@ def outbox(store: Path, retry: bool) -> None:
     click.echo(f"{waiting} event(s) waiting to be sent; {len(parked)} set aside")
     for aside in parked:
         click.echo(f"  seq {aside.event.seq} ({aside.event.kind}): {aside.reason}")
+
+
+@session_group.command("export")
+@store_option
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
+)
+@click.option(
+    "--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this day (UTC)."
+)
+def export(store: Path, fmt: str, since: Any) -> None:
+    """Print every stored throw as CSV (a row a die) or JSON (an object a throw); read-only."""
+    from tidetower.firmware.export import export_text  # here: `session` loads fast
+    from tidetower.firmware.stats_cli import since_epoch
+
+    click.echo(export_text(read_session(store), fmt, since_epoch(since)), nl=False)

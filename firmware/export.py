@@ -1,0 +1,123 @@
+"""Every stored throw as CSV (one row a die) or JSON (one object a throw), for a spreadsheet
+or a notebook; the columns are documented in docs/firmware.md, "Statistics and export"."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from tidetower.engine.codec import load_tracker
+from tidetower.engine.dice import Die
+from tidetower.engine.rules import JSONValue, RollRecord, RuleError
+from tidetower.engine.session import SessionState
+from tidetower.engine.systems import get_system
+
+COLUMNS = (
+    "roll_id",
+    "seq",
+    "time",
+    "actor",
+    "side",
+    "system",
+    "die",
+    "kind",
+    "face",
+    "confidence",
+    "typed",
+    "outcome",
+    "position_before",
+    "position_after",
+)
+"""The CSV's columns, in order: one row per die of each throw."""
+
+
+def position(system: str, tracker: JSONValue) -> int | None:
+    """Where the system's bar stands with `tracker` (as stored); None if it cannot say."""
+    try:
+        return get_system(system).bar(load_tracker(system, tracker)).position
+    except (RuleError, KeyError, ValueError):
+        return None
+
+
+def positions(state: SessionState) -> list[tuple[int | None, int | None]]:
+    """Each throw's bar position before it and after it: after is the next throw's before
+    (of the same system), the last throw's the session's tracker now."""
+    history = state.history
+    befores = [position(r.system, r.state_before) for r in history]
+    out = []
+    for i, record in enumerate(history):
+        following = history[i + 1] if i + 1 < len(history) else None
+        if following is None:
+            same = record.system == state.system
+            after = state.bar().position if same else None
+        else:
+            after = befores[i + 1] if following.system == record.system else None
+        out.append((befores[i], after))
+    return out
+
+
+def iso_time(at: float | None) -> str:
+    """A record's time as ISO 8601 in UTC; empty when unknown."""
+    return "" if at is None else datetime.fromtimestamp(at, tz=UTC).isoformat()
+
+
+def die_fields(record: RollRecord, die: Die) -> dict[str, Any]:
+    """One die: its rules kind and face, the camera's confidence (the lower of a d100's two
+    dice; None when typed) and whether the GM typed or corrected it."""
+    reads = [record.reading[i] for i in die.read] if record.reading else []
+    typed = not reads or any(r.typed for r in reads)
+    confidence = None if typed else round(min(r.confidence for r in reads), 4)
+    return {"kind": die.kind.value, "face": die.face, "confidence": confidence, "typed": typed}
+
+
+def throw_json(record: RollRecord, before: int | None, after: int | None) -> dict[str, Any]:
+    """One throw as the JSON export writes it."""
+    return {
+        "roll_id": record.id,
+        "seq": record.seq,
+        "time": iso_time(record.at),
+        "actor": record.context.actor,
+        "side": record.context.side,
+        "system": record.system,
+        "dice": [die_fields(record, d) for d in record.roll.dice],
+        "outcome": record.outcome.summary,
+        "position_before": before,
+        "position_after": after,
+    }
+
+
+def chosen(state: SessionState, since: float | None) -> list[dict[str, Any]]:
+    """The throws to export (those at or after `since`), as JSON objects, oldest first."""
+    pairs = zip(state.history, positions(state), strict=True)
+    return [
+        throw_json(record, before, after)
+        for record, (before, after) in pairs
+        if since is None or (record.at is not None and record.at >= since)
+    ]
+
+
+def csv_rows(throws: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The throws as CSV rows: one per die, the throw's fields repeated, dice numbered 1.."""
+    rows = []
+    for throw in throws:
+        shared = {k: v for k, v in throw.items() if k != "dice"}
+        for number, die in enumerate(throw["dice"], start=1):
+            typed = "true" if die["typed"] else "false"
+            rows.append({**shared, "die": number, **die, "typed": typed})
+    return rows
+
+
+def export_text(state: SessionState, fmt: str, since: float | None = None) -> str:
+    """The session's throws as CSV or JSON text."""
+    throws = chosen(state, since)
+    if fmt == "json":
+        return json.dumps(throws, indent=1) + "\n"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(csv_rows(throws))
+    return out.getvalue()

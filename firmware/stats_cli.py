@@ -1,0 +1,150 @@
+"""`tidetower stats dice`: is each die fair? Its faces counted from the store, read-only."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tidetower.engine.codec import load_record
+from tidetower.engine.rules import RuleError
+from tidetower.engine.stats import Counted, DieSummary, dice_of, dice_of_body, summaries
+from tidetower.engine.store import SessionStore, StoreError
+from tidetower.engine.tray import DIE_NAMES
+from tidetower.firmware.session_cli import store_option
+
+CAVEAT = (
+    "p is how often a fair die would look at least this uneven. 'No sign of bias' is not proof"
+    " of fairness: a bias smaller than the one the throws-needed figure is for can hide in"
+    " these throws, and 'too few throws to tell' means just that. Dice are told apart by kind"
+    " (the camera names no colour or taught profile yet): two d20s on one table count as one."
+)
+
+
+def since_epoch(day: datetime | None) -> float | None:
+    """Midnight UTC at the start of `day`, in seconds since the epoch (None: no limit)."""
+    if day is None:
+        return None
+    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
+
+
+def _pointed(body: dict[str, Any]) -> bool:
+    """Whether a stored roll's dice point at their reading (schema 2 on): read it straight."""
+    roll = body.get("roll")
+    dice = roll.get("dice") if isinstance(roll, dict) else None
+    return isinstance(dice, list) and all(isinstance(d, dict) and "read" in d for d in dice)
+
+
+def body_dice(body: dict[str, Any]) -> tuple[Counted, ...]:
+    """The dice a stored roll counts: read straight from its JSON, or through the codec for
+    a record of an older schema (or an odd shape, which then says what is wrong)."""
+    if _pointed(body):
+        try:
+            return dice_of_body(body)
+        except (KeyError, TypeError, ValueError, IndexError):
+            pass
+    return dice_of(load_record(body))
+
+
+def stored_dice(store: Path, since: float | None = None) -> Counter[Counted]:
+    """How often each die showed each face in the store's rolls (since `since`), typed
+    ones apart; the store opened read-only, its rolls read one at a time."""
+    if not store.exists():
+        raise click.ClickException(f"no session at {store}")
+    try:
+        with SessionStore(store, read_only=True) as reader:
+            return Counter(die for body in reader.roll_bodies(since) for die in body_dice(body))
+    except (StoreError, RuleError, sqlite3.Error, ValueError) as error:
+        raise click.ClickException(f"cannot read {store}: {error}") from None
+
+
+def summary_json(summary: DieSummary) -> dict[str, Any]:
+    """One die's figures as JSON."""
+    return {
+        "die": summary.name,
+        "throws": summary.throws,
+        "typed": summary.typed,
+        "faces": {str(f): c for f, c in zip(summary.faces, summary.counts, strict=True)},
+        "expected": summary.expected,
+        "chi2": summary.chi2,
+        "df": len(summary.faces) - 1,
+        "p": summary.p,
+        "most": {"face": summary.most[0], "count": summary.most[1]},
+        "least": {"face": summary.least[0], "count": summary.least[1]},
+        "throws_needed": summary.needed,
+        "more_needed": max(0, summary.needed - summary.throws),
+        "verdict": summary.verdict,
+    }
+
+
+def summary_lines(s: DieSummary) -> list[str]:
+    """One die's figures as the terminal shows them."""
+    lines = [f"{s.name}: {s.throws} throws ({s.typed} typed by the GM)", "  face  count"]
+    lines += [f"  {f:>4}  {c:>5}" for f, c in zip(s.faces, s.counts, strict=True)]
+    (hi, hi_n), (lo, lo_n) = s.most, s.least
+    lines += [
+        f"  expected per face {s.expected:.1f}; most {hi} ({hi_n}), least {lo} ({lo_n})",
+        f"  chi-squared {s.chi2:.2f} on {len(s.faces) - 1} degrees of freedom, p = {s.p:.3g}",
+        f"  verdict: {s.verdict}",
+        f"  a 10 % bias on one face takes about {s.needed} throws to tell (5 % level, 80 %"
+        f" power): {max(0, s.needed - s.throws)} more",
+    ]
+    return lines
+
+
+def print_summaries(found: Sequence[DieSummary], as_json: bool) -> None:
+    """Print the dice's figures, and plainly what they can and cannot say."""
+    if as_json:
+        click.echo(json.dumps({"dice": [summary_json(s) for s in found], "note": CAVEAT}))
+        return
+    if not found:
+        click.echo("no dice thrown yet (in these dates)")
+    for summary in found:
+        click.echo("\n".join(summary_lines(summary)))
+    click.echo(CAVEAT)
+
+
+def store_of(store: Path, config: Path | None) -> Path:
+    """The store to read: the config's `[table] store` when a config is given."""
+    if config is None:
+        return store
+    from tidetower.firmware.config import load_config  # the config pulls in the camera side
+
+    try:
+        return load_config(config).table.store
+    except (OSError, ValueError) as error:
+        raise click.ClickException(f"cannot read {config}: {error}") from None
+
+
+@click.group("stats")
+def stats_group() -> None:
+    """Figures from the session's stored rolls; the store is only read."""
+
+
+@stats_group.command("dice")
+@store_option
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A tower's TOML config: read its [table] store instead of --store.",
+)
+@click.option("--die", "only", type=click.Choice(DIE_NAMES), default=None, help="One die only.")
+@click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="From midnight UTC of this day.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def dice(
+    store: Path, config: Path | None, only: str | None, since: datetime | None, as_json: bool
+) -> None:
+    """Is each die fair? Faces counted, a chi-squared test, throws needed to tell."""
+    found = summaries(stored_dice(store_of(store, config), since_epoch(since)), only)
+    print_summaries(found, as_json)
