@@ -91,6 +91,26 @@ def test_the_tower_names_every_die_the_rules_know() -> None:
     assert set(KINDS) == set(DIE_NAMES) - {"d100"}
 
 
+DIE = r"\bd\d+(?:-tens)?\b"
+KIND_LIST = re.compile(rf"{DIE}(?:(?:\W|option)+{DIE}){{2,}}")
+"""Three die names in a row: a list of kinds (a menu, an array), not one kind drawn."""
+
+
+def test_the_page_takes_its_dice_from_the_engine() -> None:
+    """A new die kind is one line of engine.dice.DieKind: the page's menus and faces come
+    from the display's config.json, so no page file lists the kinds."""
+    page = sorted((ROOT / "mqtt" / "display").glob("*.[hj]*"))
+    listed = [
+        f"{path.name}:{n}"
+        for path in page
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if KIND_LIST.search(line)
+    ]
+    assert page and listed == []
+    assert KIND_LIST.search('const KINDS = ["d6", "d4", "d8"];')
+    assert KIND_LIST.search("<option>d6</option><option>d8</option><option>d12</option>")
+
+
 TIDE_HOME = "engine/systems/tide/"
 OWN_TIDE = "engine/systems/tide_of_battle/"
 """Seed 001's own tracker is a tide too: that package may say so."""

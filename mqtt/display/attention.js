@@ -93,7 +93,8 @@ function trayBox(box, label, kind, title) {
   return mark;
 }
 
-const KINDS = ["d6", "d4", "d8", "d10", "d10-tens", "d12", "d20", "d100"];
+// The dice the tower knows, with the faces each shows as the camera reads it (config.json).
+const dieNames = () => config.dice.map((die) => die.name);
 
 // The kind an unreadable die most likely is: that of the dice read, else a die the declared
 // roll names among its own fields.
@@ -102,7 +103,7 @@ function likelyKind(attention) {
   for (const d of attention.dice) counts[d.kind] = (counts[d.kind] || 0) + 1;
   const best = Object.keys(counts).sort((a, b) => counts[b] - counts[a])[0];
   const params = (lastSession && lastSession.declared && lastSession.declared.params) || {};
-  return best || Object.values(params).find((value) => KINDS.includes(value)) || "d6";
+  return best || Object.values(params).find((value) => dieNames().includes(value)) || "d6";
 }
 
 function unreadableItem(unread, position, attention) {
@@ -119,7 +120,7 @@ function unreadableItem(unread, position, attention) {
   const kind = document.createElement("select");
   kind.className = "kind gm-only";  // a player sees the die, the GM enters it
   kind.setAttribute("aria-label", `kind of die #${unread.index}`);
-  for (const name of KINDS) kind.add(new Option(name, name));
+  for (const name of dieNames()) kind.add(new Option(name, name));
   kind.value = unread.kind || likelyKind(attention);
   const faces = document.createElement("div");
   faces.className = "faces gm-only";
@@ -143,12 +144,11 @@ function notADie(index, attention) {
   return button;
 }
 
-// The faces a kind shows: a units d10 0..9, a tens d10 00..90; null for a d100 (typed in).
+// The faces a kind shows as the camera reads it (a units d10 0..9, a tens d10 00..90); null
+// where there are too many to tap (a d100: typed in).
 function faceValues(kind) {
-  if (kind === "d10") return Array.from({ length: 10 }, (_, i) => i);
-  if (kind === "d10-tens") return Array.from({ length: 10 }, (_, i) => i * 10);
-  const sides = Number(kind.slice(1));
-  return sides > 20 ? null : Array.from({ length: sides }, (_, i) => i + 1);
+  const die = config.dice.find((d) => d.name === kind);
+  return die && die.faces.length <= 20 ? die.faces : null;
 }
 
 // One button per face, the camera's own guesses first.

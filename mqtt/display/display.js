@@ -19,6 +19,7 @@ async function loadConfig() {
     table: query.get("table") || served.table || "main",
     guarded: Boolean(served.gm_sign_in),  // players may see it: GM controls once signed in
     photos: Boolean(served.snapshots),  // the server has the tower's tray photos
+    dice: served.dice || [],  // the dice the tower knows and their faces (engine.tray)
   };
 }
 
@@ -282,6 +283,8 @@ async function main() {
   base = `${config.prefix}/${config.table}`;
   $("table-name").textContent = config.table;
   $("ws-url").textContent = config.ws;
+  const kind = $("form-die").elements.kind;
+  for (const die of config.dice) kind.add(new Option(die.name, die.name));
   wireControls();
   connect();
 }

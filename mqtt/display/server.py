@@ -20,6 +20,7 @@ from pathlib import Path
 
 import click
 
+from tidetower.engine.tray import DIE_NAMES, camera_faces
 from tidetower.mqtt.display.bounds import BoundedHandler, BoundedServer
 from tidetower.mqtt.display.join import EVERY_ADDRESS, join_urls, qr_svg, qr_text
 from tidetower.mqtt.options import ConfigExit, lan_option, node_options, node_settings
@@ -105,6 +106,7 @@ def page_config(
             "join_url": join_url,
             "gm_sign_in": gm_signs_in(settings, bind),
             "snapshots": photos,
+            "dice": [{"name": n, "faces": list(camera_faces(n))} for n in DIE_NAMES],
         }
     ).encode()
 
