@@ -21,6 +21,7 @@ from tidetower.engine.codec import dump, load_record
 from tidetower.engine.rules import BarState
 from tidetower.engine.session import SessionState
 from tidetower.engine.store import OutboxEvent, SessionStore
+from tidetower.engine.systems import get_system
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.mqtt.commands import CommandDesk
@@ -178,7 +179,7 @@ def check_drawn(bar: BarState, state: SessionState) -> None:
     """The terminal bar, the LED strip's frames and the declared roll in words can all be
     drawn, as text a terminal can print."""
     render_bar(bar).encode("utf-8")
-    declared_line(dump(state.declared)).encode("utf-8")
+    declared_line(dump(state.declared), get_system(state.system).describe()).encode("utf-8")
     tide = check_tide_reloads(bar)
     for orientation in get_args(Orientation):
         for step in animation(None, tide, 60, orientation):
