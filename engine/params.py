@@ -90,3 +90,9 @@ def names(values: Mapping[str, JSONValue], key: str) -> tuple[str, ...]:
     if len(set(value)) != len(value):
         raise RuleError(f"{key} names someone twice: {value!r}", field=key)
     return tuple(value)
+
+
+def counted(values: Mapping[str, JSONValue], key: str) -> int | None:
+    """values[key] when it is a whole number (not a flag), else None: a fact odds count."""
+    value = values.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -144,8 +144,8 @@ class RuleSystem(Generic[StateT]):
     """A game's rules: turns a declared roll into an Outcome and moves its tracker.
 
     A system registers with `tidetower.engine.systems.register`; `initial_state`, `resolve`
-    and `bar` are required; `describe`, `check_context`, `odds` and `practice_turn` have
-    defaults.
+    and `bar` are required; `describe`, `check_context`, `odds`, `scored` and `practice_turn`
+    have defaults.
     """
 
     name: ClassVar[str]
@@ -184,6 +184,10 @@ class RuleSystem(Generic[StateT]):
     ) -> Odds | None:
         """Exact odds of the roll `context` declares, knowing the rolls before it as `resolve`
         does (a reply's opening); None when it throws nothing to count."""
+        return None
+
+    def scored(self, outcome: Outcome) -> int | None:
+        """The value this system's odds count, as the outcome came out (None: nothing counted)."""
         return None
 
     def declared_dice(self, state: StateT, context: RollContext) -> tuple[DieKind, ...] | None:

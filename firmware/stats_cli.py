@@ -122,6 +122,19 @@ def store_of(store: Path, config: Path | None) -> Path:
         raise click.ClickException(f"cannot read {config}: {error}") from None
 
 
+config_option = click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A tower's TOML config: read its [table] store instead of --store.",
+)
+since_option = click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="From midnight UTC of this day.",
+)
+
+
 @click.group("stats")
 def stats_group() -> None:
     """Figures from the session's stored rolls; the store is only read."""
@@ -129,18 +142,9 @@ def stats_group() -> None:
 
 @stats_group.command("dice")
 @store_option
-@click.option(
-    "--config",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A tower's TOML config: read its [table] store instead of --store.",
-)
+@config_option
 @click.option("--die", "only", type=click.Choice(DIE_NAMES), default=None, help="One die only.")
-@click.option(
-    "--since",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="From midnight UTC of this day.",
-)
+@since_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def dice(
     store: Path, config: Path | None, only: str | None, since: datetime | None, as_json: bool
@@ -148,3 +152,46 @@ def dice(
     """Is each die fair? Faces counted, a chi-squared test, throws needed to tell."""
     found = summaries(stored_dice(store_of(store, config), since_epoch(since)), only)
     print_summaries(found, as_json)
+
+
+@stats_group.command("luck")
+@store_option
+@config_option
+@since_option
+@click.option("--actor", default=None, help="One actor's throws only.")
+@click.option("--top", default=3, show_default=True, help="How many best and worst throws.")
+@click.option("--moves", default=20, show_default=True, help="The bar's last moves shown.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON (every move).")
+def luck(
+    store: Path,
+    config: Path | None,
+    since: datetime | None,
+    actor: str | None,
+    top: int,
+    moves: int,
+    as_json: bool,
+) -> None:
+    """How lucky was the table? Each throw against its odds, per actor and side."""
+    from tidetower.firmware.luck_cli import print_luck, stored_records
+
+    records = stored_records(store_of(store, config), since_epoch(since))
+    print_luck(records, actor, as_json, top, moves)
+
+
+@stats_group.command("tracker")
+@store_option
+@config_option
+@since_option
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="The SVG file to write.",
+)
+def tracker(store: Path, config: Path | None, since: datetime | None, out: Path) -> None:
+    """The bar's story over the throws as a small SVG: each move, who moved it, routs."""
+    from tidetower.firmware.luck_cli import stored_records, write_picture
+
+    line = write_picture(stored_records(store_of(store, config), since_epoch(since)), out)
+    moved = sum(s.moved for s in line.steps)
+    click.echo(f"wrote {out}: {len(line.steps)} throws of {line.system}, {moved} moves")

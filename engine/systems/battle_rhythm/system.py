@@ -146,6 +146,10 @@ class BattleRhythmSystem(RuleSystem[BattleRhythm]):
     ) -> Odds | None:
         return declared_lots(context)
 
+    def scored(self, outcome: Outcome) -> int | None:
+        """An attack's Cast Lot (FUMBLE -2 .. CRIT +2), as its odds count it."""
+        return p.counted(outcome.facts, "lot")
+
     def bar(self, state: BattleRhythm) -> BarState:
         """Counts from now to the last pending action, the marker at the next one; each
         pending action a segment (its words are the description's tracker's)."""

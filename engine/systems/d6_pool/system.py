@@ -122,6 +122,10 @@ class D6PoolSystem(RuleSystem[D6Table]):
     ) -> Odds | None:
         return declared_pool(state, context)
 
+    def scored(self, outcome: Outcome) -> int | None:
+        """A pool's hits, as its odds count them (resistance, fortune, GM actions: none)."""
+        return p.counted(outcome.facts, "hits")
+
     def practice_turn(
         self,
         state: D6Table,

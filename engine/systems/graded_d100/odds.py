@@ -22,6 +22,8 @@ from tidetower.engine.systems.graded_d100.grades import (
 
 PLACES = {len(GRADES) - 1 - i: name for i, name in enumerate(GRADES)}
 """Each grade as a value to count, BACKFIRE 0 up to CRITICAL 6."""
+PLACE_OF: dict[str, int] = {name: place for place, name in PLACES.items()}
+"""Each grade's value to count, by its name."""
 
 
 def d100_odds(chance: int) -> dict[Grade, Fraction]:

@@ -46,7 +46,7 @@ from tidetower.engine.systems.graded_d100.fight import (
     read_d100,
     settings_from,
 )
-from tidetower.engine.systems.graded_d100.odds import declared_grades
+from tidetower.engine.systems.graded_d100.odds import PLACE_OF, declared_grades
 
 
 def _side(ctx: RollContext) -> Side:
@@ -186,6 +186,10 @@ class GradedSystem(RuleSystem[GradedFight]):
         self, state: GradedFight, context: RollContext, earlier: Mapping[str, RollRecord]
     ) -> Odds | None:
         return declared_grades(state, context)
+
+    def scored(self, outcome: Outcome) -> int | None:
+        """The final grade's place (BACKFIRE 0 .. CRITICAL 6), as its odds count it."""
+        return PLACE_OF.get(str(outcome.facts.get("grade")))
 
     def practice_turn(
         self,

@@ -195,6 +195,10 @@ class TideSystem(RuleSystem[TideScene]):
         directions = tide_directions(state.track.marker, after, state.label_a, state.label_b)
         return dataclasses.replace(marks, outcomes=directions)
 
+    def scored(self, outcome: Outcome) -> int | None:
+        """The Marks the throw read, as its odds count them."""
+        return p.counted(outcome.facts, "marks")
+
     def declared_dice(self, state: TideScene, context: RollContext) -> tuple[DieKind, ...] | None:
         die = tier(context)
         return None if die is None or context.pool is None else (die,) * context.pool

@@ -109,6 +109,10 @@ class HighDieSystem(RuleSystem[HighDie]):
             last_motion=state.last_motion,
         )
 
+    def scored(self, outcome: Outcome) -> int | None:
+        """1 when the throw pushed the bar, else 0: the steps its odds count."""
+        return 1 if outcome.facts.get("pushed") else 0
+
     def odds(
         self, state: HighDie, context: RollContext, earlier: Mapping[str, RollRecord]
     ) -> Odds | None:

@@ -1,0 +1,101 @@
+"""The bar's story over a session: where it stood before and after each throw, who moved it,
+and the throw that routed a side, worked out again from the stored rolls: pure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tidetower.engine.dice import DieError
+from tidetower.engine.luck import Who, who_of
+from tidetower.engine.replay import Replay
+from tidetower.engine.rules import BarState, RollRecord, RuleError, RuleSystem, Side
+from tidetower.engine.systems import get_system
+
+
+@dataclass(frozen=True)
+class Step:
+    """One throw on the bar: from, to, what moved it, and the side it routed (if any)."""
+
+    who: Who
+    before: int
+    after: int
+    causes: tuple[str, ...]
+    routed: Side | None = None
+
+    @property
+    def moved(self) -> bool:
+        """Whether the throw moved the bar."""
+        return self.after != self.before
+
+
+@dataclass(frozen=True)
+class Barline:
+    """The bar of one system over its throws: its range, sides, colours and each step."""
+
+    system: str
+    low: int
+    high: int
+    label_a: str
+    label_b: str
+    colour_a: str
+    colour_b: str
+    steps: tuple[Step, ...]
+
+
+def _after(
+    system: RuleSystem[Any], tracker: Any, record: RollRecord, replay: Replay
+) -> BarState | None:
+    """The bar after `record`, resolving it again from the tracker it met (None: cannot)."""
+    try:
+        after, _ = system.resolve(tracker, record.context, record.roll, replay.earlier(record))
+    except (RuleError, DieError, ValueError):
+        return None
+    return system.bar(after)
+
+
+def step_of(system: RuleSystem[Any], record: RollRecord, replay: Replay) -> tuple[BarState, Step]:
+    """The bar before `record` and its step; one that cannot be resolved again moves as its
+    motions say."""
+    tracker = replay.tracker(record)
+    before = system.bar(tracker)
+    after = _after(system, tracker, record, replay)
+    motions = record.outcome.motions
+    causes = tuple(m.cause for m in motions if m.before != m.after)
+    if after is None:
+        end = motions[-1].after if motions else before.position
+        return before, Step(who_of(record), before.position, end, causes)
+    routed = after.routed if before.routed is None else None
+    return before, Step(who_of(record), before.position, after.position, causes, routed)
+
+
+def barline(records: Iterable[RollRecord], system_name: str) -> Barline | None:
+    """The bar of `system_name` over `records` (oldest first); None when none is of it."""
+    system = get_system(system_name)
+    replay = Replay()
+    bars: list[BarState] = []
+    steps: list[Step] = []
+    for record in records:
+        if record.system == system_name:
+            try:
+                bar, step = step_of(system, record, replay)
+            except (RuleError, DieError, ValueError):
+                continue  # a tracker that cannot be read again: nothing to draw
+            bars.append(bar)
+            steps.append(step)
+        replay.add(record)
+    if not bars:
+        return None
+    last = bars[-1]
+    low, high = min(b.low for b in bars), max(b.high for b in bars)
+    return Barline(
+        system_name,
+        low,
+        high,
+        last.label_a,
+        last.label_b,
+        last.colour_a,
+        last.colour_b,
+        tuple(steps),
+    )

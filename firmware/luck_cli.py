@@ -1,0 +1,175 @@
+"""`tidetower stats luck` and `stats tracker`: the table's luck against the odds, and the
+bar's story as an SVG, from the store's rolls read read-only."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tidetower.engine.barline import Barline, barline
+from tidetower.engine.luck import Luck, Move, Tally, Throw, Uncounted, Who, luck, side_name
+from tidetower.engine.replay import record_of
+from tidetower.engine.rules import RollRecord, RuleError
+from tidetower.engine.store import SessionStore, StoreError
+from tidetower.engine.systems import get_system
+from tidetower.firmware.picture import svg
+
+CAVEAT = (
+    "z compares the sum rolled with the sum the odds expected, in standard deviations of that"
+    " sum; p is how often the odds would give a sum at least this far out either way, by a"
+    " normal approximation (rough for a handful of throws). A throw's chance is that of"
+    " rolling at least as much: lower is luckier. Higher counts are the roller's good fortune."
+)
+
+
+def stored_records(store: Path, since: float | None) -> list[RollRecord]:
+    """The store's rolls (since `since`) as records, read-only, oldest first."""
+    if not store.exists():
+        raise click.ClickException(f"no session at {store}")
+    try:
+        with SessionStore(store, read_only=True) as reader:
+            return [record_of(body) for body in reader.roll_bodies(since)]
+    except (StoreError, RuleError, sqlite3.Error, ValueError) as error:
+        raise click.ClickException(f"cannot read {store}: {error}") from None
+
+
+def when(at: float | None) -> str | None:
+    """A time as ISO 8601 in UTC (None: unknown)."""
+    return None if at is None else datetime.fromtimestamp(at, UTC).isoformat()
+
+
+def who_json(who: Who) -> dict[str, Any]:
+    """Who threw, as JSON."""
+    return {
+        "roll_id": who.id,
+        "actor": who.actor,
+        "side": who.side,
+        "system": who.system,
+        "time": when(who.at),
+    }
+
+
+def throw_json(t: Throw) -> dict[str, Any]:
+    """One counted throw as JSON."""
+    return who_json(t.who) | {
+        "counts": t.shape.counts,
+        "dice": t.shape.dice,
+        "rolled": t.rolled,
+        "label": t.label,
+        "expected": t.shape.mean,
+        "chance": t.chance,
+        "chance_at_most": t.below,
+    }
+
+
+def tally_json(t: Tally) -> dict[str, Any]:
+    """One actor's or side's figures as JSON."""
+    return {
+        "by": t.by,
+        "name": t.name,
+        "counts": t.counts,
+        "throws": t.throws,
+        "expected": t.expected,
+        "rolled": t.rolled,
+        "variance": t.variance,
+        "z": t.z,
+        "p": t.p,
+        "verdict": t.verdict,
+    }
+
+
+def move_json(m: Move) -> dict[str, Any]:
+    """One move of the bar as JSON."""
+    return who_json(m.who) | {"cause": m.cause, "before": m.before, "after": m.after}
+
+
+def luck_json(found: Luck, top: int) -> dict[str, Any]:
+    """The table's luck as JSON: every uncounted throw and move, `top` best and worst."""
+    return {
+        "tallies": [tally_json(t) for t in found.tallies()],
+        "best": [throw_json(t) for t in found.best(top)],
+        "worst": [throw_json(t) for t in found.worst(top)],
+        "uncounted": [who_json(u.who) | {"reason": u.reason} for u in found.uncounted],
+        "moves": [move_json(m) for m in found.moves],
+        "note": CAVEAT,
+    }
+
+
+def tally_line(t: Tally) -> str:
+    """One actor's or side's figures on a line."""
+    return (
+        f"  {t.name}: {t.throws} throws, {t.counts} expected {t.expected:.1f}, rolled"
+        f" {t.rolled} (z = {t.z:+.2f}, p = {t.p:.3g}): {t.verdict}"
+    )
+
+
+def throw_line(t: Throw, luckiest: bool = True) -> str:
+    """One throw on a line: who, what, when and its chance (of as much, or as little)."""
+    who = t.who.actor or side_name(t.who.side)
+    at = when(t.who.at) or "time unknown"
+    return (
+        f"  {who} ({t.who.id}, {at}): {t.shape.dice} rolled {t.label} {t.shape.counts},"
+        f" expected {t.shape.mean:.2f}; chance of {'at least' if luckiest else 'at most'} that"
+        f" {t.chance if luckiest else t.below:.3g}"
+    )
+
+
+def uncounted_lines(uncounted: tuple[Uncounted, ...]) -> list[str]:
+    """The throws without odds, a line per reason with how many."""
+    return [f"  {n} throws: {reason}" for reason, n in Counter(u.reason for u in uncounted).items()]
+
+
+def move_line(m: Move) -> str:
+    """One move of the bar on a line."""
+    who = m.who.actor or side_name(m.who.side)
+    return f"  {who} ({m.who.id}): {m.before}→{m.after}, {m.cause}"
+
+
+def luck_lines(found: Luck, top: int, moves: int) -> list[str]:
+    """The table's luck as the terminal shows it; the last `moves` moves of the bar."""
+    lines = [f"{len(found.throws)} throws counted against their odds"]
+    lines += ["per actor and side:", *[tally_line(t) for t in found.tallies()]]
+    lines += ["luckiest throws:", *[throw_line(t) for t in found.best(top)]]
+    lines += ["unluckiest throws:", *[throw_line(t, False) for t in found.worst(top)]]
+    if found.uncounted:
+        lines += ["not counted:", *uncounted_lines(found.uncounted)]
+    lines.append(f"the bar moved {len(found.moves)} times" + (":" if found.moves else ""))
+    shown = found.moves[-moves:] if moves else ()
+    if len(shown) < len(found.moves):
+        lines.append(f"  ... {len(found.moves) - len(shown)} earlier moves (--json lists all)")
+    return lines + [move_line(m) for m in shown] + [CAVEAT]
+
+
+def print_luck(
+    records: list[RollRecord], actor: str | None, as_json: bool, top: int, moves: int
+) -> None:
+    """Work out the table's luck and print it."""
+    found = luck(records)
+    if actor is not None:
+        found = found.of(actor)
+    if as_json:
+        click.echo(json.dumps(luck_json(found, top)))
+    elif not found.throws and not found.uncounted:
+        click.echo("no throws yet (for this actor, in these dates)")
+    else:
+        click.echo("\n".join(luck_lines(found, top, moves)))
+
+
+def write_picture(records: list[RollRecord], out: Path) -> Barline:
+    """Draw the bar of the last throw's system over its throws into `out`."""
+    if not records:
+        raise click.ClickException("no throws yet (in these dates): nothing to draw")
+    system = records[-1].system
+    line = barline(records, system)
+    if line is None:
+        raise click.ClickException(f"the {system} tracker cannot be read again: nothing to draw")
+    end = get_system(system).describe().tracker.end
+    title = f"{system}: the bar over {len(line.steps)} throws"
+    out.write_text(svg(line, end, title), encoding="utf-8")
+    return line

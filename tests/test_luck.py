@@ -1,0 +1,181 @@
+"""Issue 29: how lucky was the table (`stats luck`), and the bar's story (`stats tracker`)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.luck import AS_EXPECTED, LUCKIER, TOO_FEW, luck
+from tidetower.engine.rules import RollContext
+from tidetower.engine.session import declared_odds
+from tidetower.engine.systems import get_system, system_names
+from tidetower.engine.table import Table
+from tidetower.firmware.cli import main
+from tidetower.firmware.luck_cli import stored_records
+
+START = 1_780_000_000.0
+
+
+def pool(actor: str, side: str, linked: bool = False) -> RollContext:
+    """Three d8 at the default rule (5+ a Mark: each die a coin)."""
+    params: dict[str, object] = {"tier": "d8", **({"tide_linked": True} if linked else {})}
+    return RollContext(actor=actor, side=side, pool=3, params=params)  # type: ignore[arg-type]
+
+
+def d8s(*faces: int, omen: int | None = None) -> Roll:
+    dice = tuple(Die(DieKind.D8, f) for f in faces)
+    return Roll(dice + ((Die(DieKind.D20, omen),) if omen else ()))
+
+
+THROWS = [("Ann", "a", (8, 7, 6)), ("Ann", "a", (1, 2, 3)), ("Ann", "a", (5, 1, 1))]
+THROWS += [("Bob", "b", (5, 6, 1))]
+
+
+def _table(path: Path, throws: list[tuple[str, str, tuple[int, ...]]] = THROWS) -> None:
+    ticks = itertools.count()
+    with Table(path, "tide", clock=lambda: START + 60 * next(ticks)) as table:
+        for actor, side, faces in throws:
+            table.declare(pool(actor, side))
+            table.record(d8s(*faces))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    path = tmp_path / "session.db"
+    _table(path)
+    return path
+
+
+def test_luck_per_actor_and_side_by_hand(store: Path) -> None:
+    found = luck(stored_records(store, None))
+    by = {(t.by, t.name): t for t in found.tallies()}
+    ann = by[("actor", "Ann")]
+    # each die a Mark with chance 1/2: 3d8 expect 1.5, variance 3/4 a throw
+    assert (ann.throws, ann.expected, ann.rolled, ann.variance) == (3, 4.5, 4, 2.25)
+    assert ann.z == pytest.approx(-0.5 / 1.5)
+    assert ann.p == pytest.approx(math.erfc((1 / 3) / math.sqrt(2)))
+    assert ann.verdict == TOO_FEW
+    assert by[("side", "side b")].rolled == 2
+    best, worst = found.best(1)[0], found.worst(1)[0]
+    assert (best.who.actor, best.rolled, best.chance) == ("Ann", 3, 1 / 8)
+    assert (worst.rolled, worst.below, worst.chance) == (0, 1 / 8, 1.0)
+    assert best.who.at == START and worst.who.id.endswith("-2")
+
+
+def test_a_lucky_side_and_an_ordinary_one(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    _table(
+        path, [("Cy", "b", (8, 8, 8))] * 6 + [("Di", "a", (8, 1, 8)), ("Di", "a", (1, 1, 8))] * 3
+    )
+    by = {t.name: t for t in luck(stored_records(path, None)).tallies()}
+    # Cy: 18 Marks against 9 expected, sd sqrt(4.5): z = 4.24
+    assert by["Cy"].z == pytest.approx(9 / math.sqrt(4.5))
+    assert by["Cy"].verdict == LUCKIER
+    assert by["Di"].rolled == 9 and by["Di"].verdict == AS_EXPECTED
+
+
+def test_a_system_without_odds_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with Table(path, "tide-of-battle") as table:
+        for side in ("a", "b"):
+            table.declare(RollContext(side=side, params={"attack": 2}))  # type: ignore[arg-type]
+            table.record(Roll((Die(DieKind.D6, 3), Die(DieKind.D6, 5))))
+    found = luck(stored_records(path, None))
+    assert found.throws == ()
+    assert [u.reason for u in found.uncounted] == [
+        "no odds: tide-of-battle does not count its rolls"
+    ] * 2
+    output = _cli("stats", "luck", "--store", str(path))
+    assert "2 throws: no odds: tide-of-battle does not count its rolls" in output
+
+
+def test_scored_is_a_value_its_odds_have(tmp_path: Path) -> None:
+    checked = []
+    for name in system_names():
+        system = get_system(name)
+        path = tmp_path / f"{name}.db"
+        with Table(path, name) as table:
+            table.declare(_a_counted_roll(name))
+            odds = declared_odds(table.state)
+            if odds is None:
+                continue
+            dice = system.declared_dice(table.state.tracker, table.state.declared)
+            kinds = dice or ((DieKind.D100,) if "d100" in odds.dice else (DieKind.D6,) * 2)
+            record = table.record(
+                Roll(tuple(Die(k, 1 if k != DieKind.D100 else 37) for k in kinds))
+            )
+        assert system.scored(record.outcome) in odds.distribution, name
+        assert odds.distribution[system.scored(record.outcome)] > Fraction(0)
+        checked.append(name)
+    assert {"tide", "d6-pool", "graded-d100", "battle-rhythm"} <= set(checked)
+
+
+def _a_counted_roll(name: str) -> RollContext:
+    """A declaration each system gives odds for."""
+    if name == "tide":
+        return pool("Ann", "a")
+    if name == "d6-pool":
+        return RollContext(actor="Ann", mode="action", params={"rating": 2})
+    return RollContext(actor="Ann", side="a", mode="attack")
+
+
+def _cli(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _fingerprint(path: Path) -> str:
+    wal = path.with_name(path.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_cli_plain_and_json_and_the_store_unchanged(store: Path, tmp_path: Path) -> None:
+    before = _fingerprint(store)
+    plain = _cli("stats", "luck", "--store", str(store))
+    assert "Ann: 3 throws, Marks expected 4.5, rolled 4" in plain
+    assert TOO_FEW in plain and "luckiest throws:" in plain
+    data = json.loads(_cli("stats", "luck", "--store", str(store), "--json", "--actor", "Bob"))
+    assert [(t["name"], t["rolled"]) for t in data["tallies"]] == [("Bob", 2), ("side b", 2)]
+    assert data["best"][0]["chance"] == 0.5 and data["uncounted"] == []
+    assert (
+        json.loads(_cli("stats", "luck", "--store", str(store), "--json", "--since", "2099-01-01"))[
+            "tallies"
+        ]
+        == []
+    )
+    _cli("stats", "tracker", "--store", str(store), "--out", str(tmp_path / "bar.svg"))
+    assert _fingerprint(store) == before
+
+
+def test_the_tracker_picture_moves_and_rout(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with Table(path, "tide") as table:
+        while table.bar().routed is None:
+            table.declare(pool("Ann", "a", linked=True))
+            table.record(d8s(1, 1, 1, omen=20))
+    moved = len(luck(stored_records(path, None)).moves)
+    assert moved > 3
+    out = tmp_path / "bar.svg"
+    before = _fingerprint(path)
+    assert f"{moved} moves" in _cli("stats", "tracker", "--store", str(path), "--out", str(out))
+    root = ET.fromstring(out.read_text())
+    ns = "{http://www.w3.org/2000/svg}"
+    moves = [c for c in root.iter(f"{ns}circle") if c.get("class") == "move"]
+    assert len(moves) == moved
+    assert all(c.find(f"{ns}title") is not None for c in moves)
+    assert "Ann" in (moves[0].findtext(f"{ns}title") or "")
+    routs = [g for g in root.iter(f"{ns}g") if g.get("class") == "rout"]
+    assert len(routs) == 1
+    assert "routed" in "".join(routs[0].itertext())
+    assert _fingerprint(path) == before
