@@ -196,8 +196,9 @@ class TrackBody(BaseModel):
     colour_a: str
     colour_b: str
     tracker: TrackerBody | None = Field(None, description="what it is: kind and end words")
+    moves: int = Field(0, description="the moves under the active system this session")
     points: list[TrackPoint] = Field(
-        [], description="the moves under the active system, oldest first"
+        [], description="the moves, oldest first: the latest 1,000 (views.TRACK_LENGTH)"
     )
 
 

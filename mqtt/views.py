@@ -38,6 +38,9 @@ from tidetower.mqtt.payloads import (
 )
 
 HISTORY_LENGTH = 20
+TRACK_LENGTH = 1000
+"""The most moves `stats` carries (the latest): some 170 kB, far inside a broker's packet
+limit (1 MiB on the tower's own Mosquitto) however long the session."""
 
 
 def bar_payload(bar: Mapping[str, Any]) -> BarPayload:
@@ -213,7 +216,8 @@ def stats_payload(state: SessionState) -> StatsPayload:
             colour_a=bar.colour_a,
             colour_b=bar.colour_b,
             tracker=tracker_body(dump(bar)),
-            points=points,
+            moves=len(points),
+            points=points[-TRACK_LENGTH:],
         ),
     )
 

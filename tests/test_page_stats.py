@@ -84,6 +84,8 @@ def test_stats_count_each_die_and_each_move_and_the_rout_behind_a_new_setup(
     assert len(moved) >= 4 and [p.id for p in track.points] == [r.id for r in moved]
     assert [p.who for p in track.points][:2] == ["Zhao", "Li"]
     assert track.points[-1].routed == "a"  # known though the GM set the Tide up afresh after
+    assert (track.points[-1].low, track.points[-1].high, track.points[0].high) == (0, 2, 13)
+    assert track.moves == len(moved)
     assert [p.routed for p in track.points[:-1]] == [None] * (len(moved) - 1)
     assert track.tracker is not None and track.tracker.ends == ["Zhao collapse", "Li collapse"]
 

@@ -105,7 +105,8 @@ function showTrack(track) {
   if (!points.length) { $("track-chart").replaceChildren(); return; }
   $("track-chart").replaceChildren(trackChart(track, points));
   const routs = points.filter((point) => point.routed).length;
-  $("track-summary").textContent = `· ${points.length} move${points.length === 1 ? "" : "s"}`
+  const moves = Math.max(track.moves || 0, points.length);  // the latest 1,000 are drawn
+  $("track-summary").textContent = `· ${moves} move${moves === 1 ? "" : "s"}`
     + (routs ? `, ${routs} rout${routs === 1 ? "" : "s"}` : "");
 }
 
