@@ -146,6 +146,72 @@ class SessionPayload(_Wire):
     )
 
 
+class FaceCount(BaseModel):
+    """How often a die showed one face."""
+
+    face: int
+    count: int
+
+
+class DieStats(BaseModel):
+    """One die's throws this session and what they say about its fairness (the figures of
+    `tidetower stats dice --json`, engine/stats.py)."""
+
+    die: DieName = Field(description="as the camera counts: a d100 is its tens and units d10s")
+    throws: int
+    typed: int = Field(description="how many of its throws the GM typed or corrected")
+    faces: dict[str, int] = Field(description="each face and how often it came up")
+    expected: float = Field(description="how often a fair die would show each face")
+    chi2: float
+    df: int
+    p: float = Field(description="how often a fair die would look at least this uneven")
+    most: FaceCount
+    least: FaceCount
+    throws_needed: int = Field(description="throws that would tell a 10 % bias on one face")
+    more_needed: int
+    verdict: str = Field(description='in words; a small sample is "too few throws to tell"')
+
+
+class TrackPoint(BaseModel):
+    """One roll that moved the bar: who threw it, where the marker went and why."""
+
+    seq: int
+    id: str
+    who: str = Field(description="the roll's roller, else the declared actor")
+    before: int
+    after: int
+    cause: str = Field(description="what moved it (the causes, joined, if it moved twice)")
+    routed: Side | None = Field(None, description="the side routed by this move, if any")
+    low: int = Field(description="the bar's low end after the move (set-ups may change it)")
+    high: int = Field(description="the bar's high end after the move")
+
+
+class TrackBody(BaseModel):
+    """The bar's position over the session: its range, sides and each move."""
+
+    low: int
+    high: int
+    label_a: str
+    label_b: str
+    colour_a: str
+    colour_b: str
+    tracker: TrackerBody | None = Field(None, description="what it is: kind and end words")
+    moves: int = Field(0, description="the moves under the active system this session")
+    points: list[TrackPoint] = Field(
+        [], description="the moves, oldest first: the latest 1,000 (views.TRACK_LENGTH)"
+    )
+
+
+class StatsPayload(_Wire):
+    """Retained `stats`: every die's fairness figures over the session's rolls, and the bar's
+    moves over the session, for the page's Dice and "Bar over the session" panels."""
+
+    session_id: str
+    rolls: int = Field(description="the rolls counted: the session's whole history")
+    dice: list[DieStats] = []
+    track: TrackBody
+
+
 def wire_named(camera: Mapping[str, Any]) -> dict[str, Any]:
     """A die in the camera's JSON form (`tray.DieRead.to_dict()`, `tray.Unreadable.to_dict()`)
     under the wire's names: the camera's `die` is the wire's `kind`."""

@@ -22,6 +22,7 @@ from tidetower.engine.codec import dump, load_record
 from tidetower.engine.dice import Roll
 from tidetower.engine.hooks import printable
 from tidetower.engine.rules import RollContext, RollRecord
+from tidetower.engine.session import SessionState
 from tidetower.engine.store import OutboxEvent
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead
@@ -38,7 +39,13 @@ from tidetower.mqtt.registry import Detail, LearnControl, TowerControls
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload
-from tidetower.mqtt.views import bar_payload, roll_event, seen_event, session_payload
+from tidetower.mqtt.views import (
+    bar_payload,
+    roll_event,
+    seen_event,
+    session_payload,
+    stats_payload,
+)
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +53,8 @@ PHASES: dict[str, Phase] = {"roll": "result", "redo": "result", "undo": "undone"
 
 
 class TablePublisher:
-    """Publishes one table (`status`, `tide`, `session`, `roll`) and runs its commands."""
+    """Publishes one table (`status`, `tide`, `session`, `stats`, `roll`) and runs its
+    commands."""
 
     def __init__(
         self,
@@ -301,10 +309,19 @@ class TablePublisher:
             event = roll_event(record, PHASES[kind])
             messages.append((self.topics.roll, event.model_dump_json(), False))
         messages.append((self.topics.tide, bar_payload(body["bar"]).model_dump_json(), True))
-        session = self._render(self.topics.session, lambda: session_payload(self.table.state))
-        if session is not None:
-            messages.append((self.topics.session, session, True))
+        state = self.table.state
+        for topic, build in self._state_builders(state):
+            text = self._render(topic, build)
+            if text is not None:
+                messages.append((topic, text, True))
         return messages
+
+    def _state_builders(self, state: SessionState) -> list[tuple[str, Callable[[], BaseModel]]]:
+        """The retained `session` and `stats` of the table as it is, to build."""
+        return [
+            (self.topics.session, lambda: session_payload(state)),
+            (self.topics.stats, lambda: stats_payload(state)),
+        ]
 
     def _park(self, event: OutboxEvent, error: Exception) -> None:
         """Set an event that cannot be published aside in the store, and say so."""
@@ -340,10 +357,11 @@ class TablePublisher:
             self._publish_discovery()
 
     def _publish_bar(self) -> None:
-        """The retained `tide` and `session` as the table is now."""
+        """The retained `tide`, `session` and `stats` as the table is now."""
         state = self.table.state
         self._send_built(self.topics.tide, lambda: bar_payload(dump(state.bar())), True)
-        self._send_built(self.topics.session, lambda: session_payload(state), True)
+        for topic, build in self._state_builders(state):
+            self._send_built(topic, build, True)
 
     def _publish_tower(self, only_if_due: bool) -> None:
         """The latest `tower`, with the latest problems; with no read loop, clear a retained

@@ -31,6 +31,10 @@ class Topics:
         return f"{self.base}/session"
 
     @property
+    def stats(self) -> str:
+        return f"{self.base}/stats"
+
+    @property
     def tower(self) -> str:
         return f"{self.base}/tower"
 

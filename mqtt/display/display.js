@@ -49,7 +49,8 @@ function connect() {
       if (state === "online") document.body.classList.toggle("player", config.guarded && !user);
     },
   });
-  for (const name of ["status", "tower", "tide", "session", "roll", "teach", "learn", "cmd/result"]) {
+  for (const name of ["status", "tower", "tide", "session", "stats", "roll", "teach", "learn",
+    "cmd/result"]) {
     client.subscribe(`${base}/${name}`, 1);
   }
   client.connect();
@@ -66,6 +67,7 @@ function received(topic, text) {
   if (name === "learn") showLearn(body);
   else if (name === "tide") showTracker(body);
   else if (name === "session") showSession(body);
+  else if (name === "stats") showStats(body);
   else if (name === "roll") showRoll(body);
   else if (name === "cmd/result") showResult(body);
 }

@@ -38,6 +38,7 @@ FILES = {
     "undo.js": "text/javascript",
     "tableview.js": "text/javascript",
     "forms.js": "text/javascript",
+    "stats.js": "text/javascript",
     "attention.js": "text/javascript",
     "teach.js": "text/javascript",
     "learn.js": "text/javascript",
