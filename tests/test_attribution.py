@@ -10,6 +10,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from tidetower.engine.codec import dump, load_record
@@ -20,10 +21,12 @@ from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.firmware.cli import main
 from tidetower.firmware.corrections import by_hand
+from tidetower.vision.colours import COLOURS
 from tidetower.vision.numerals.nets import embedding_width
 from tidetower.vision.numerals.profile import empty_profile, load_profile
 from tidetower.vision.numerals.teach import Taught, learn
-from tidetower.vision.read import named, read_dice
+from tidetower.vision.read import load_image, named, read_dice
+from tidetower.vision.score import load_labels
 from tidetower.vision.settings import ReaderSettings
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
@@ -36,6 +39,7 @@ RED = NumeralLook(
     body=(40, 40, 190), ink=(235, 235, 235), font=cv2.FONT_HERSHEY_TRIPLEX, stroke=0.14
 )
 """Another d20 on the table, never taught: red plastic, white numerals."""
+D6_TRAY = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "d6-tray"
 CONTEXT = RollContext(actor="Zhao", side="a", mode="unopposed", pool=1)
 
 
@@ -82,6 +86,18 @@ def test_a_colour_named_die_from_a_synthetic_tray() -> None:
     assert len(dice) == 1
     assert dice[0].named == f"red {dice[0].die}"
     assert dice[0].to_dict()["named"] == f"red {dice[0].die}"
+
+
+@pytest.mark.skipif(
+    not (D6_TRAY / "labels.json").exists(), reason=f"real photos not found at {D6_TRAY}"
+)
+def test_real_dice_of_many_colours_are_named_by_colour_and_kind() -> None:
+    photo = sorted((p for p in load_labels(D6_TRAY) if p.split == "test"), key=lambda p: p.path)[0]
+    dice = read_dice(load_image(photo.path)).dice
+    assert len(dice) >= 5
+    colours = [d.named.removesuffix(f" {d.die}") for d in dice]
+    assert all(d.named.endswith(f" {d.die}") for d in dice)
+    assert set(colours) <= set(COLOURS) and len(set(colours)) >= 3, colours
 
 
 def test_naming_changes_no_face_and_keeps_a_taught_name() -> None:
