@@ -1,11 +1,13 @@
 """Is this die fair? Each die's faces counted, a chi-squared test against a fair die, and
 how many throws would tell a small bias: pure, dataclasses in and out, no I/O.
 
-A die is attributed by what its reading carries: a `DieRead` names its kind only (no colour,
-no taught profile), so the tower's dice are told apart by kind ("d20"), the camera's kinds:
-a d100 is its tens d10 ("d10-tens", faces 00..90) and its units d10 ("d10", faces 0..9)
-counted as two dice, and a d10 shows 0..9 as the camera reads it (the rules' 10 is 0).
-Dice the GM typed or corrected count as what was entered, marked typed.
+A die is attributed to the physical die its reading names (`DieRead.named`): a taught die
+by its profile's name ("white omen"), else by its colour and kind ("red d20"); a die read
+with no name counts under its kind ("d20"), the camera's kinds: a d100 is its tens d10
+("d10-tens", faces 00..90) and its units d10 ("d10", faces 0..9) counted as two dice, and a
+d10 shows 0..9 as the camera reads it (the rules' 10 is 0). Dice the GM typed or corrected
+count as what was entered, marked typed: a corrected die keeps the name of the camera die it
+corrected, a die typed in whole has none.
 """
 
 from __future__ import annotations
@@ -121,13 +123,21 @@ def throws_needed(
 
 
 class Counted(NamedTuple):
-    """One die of one throw as stats counts it: the die it is attributed to, its face (a
-    tuple, not a dataclass: a year holds some 50,000 of them)."""
+    """One die of one throw as stats counts it: its kind, its face, and the physical die it
+    is attributed to when the reader named one (a tuple, not a dataclass: a year holds some
+    50,000 of them)."""
 
-    name: str
+    kind: str
     face: int
     typed: bool = False
     """Entered or corrected by the GM: it counts as entered, marked so."""
+    named: str = ""
+    """The physical die (`DieRead.named`): "white omen", "red d20"; empty: its kind only."""
+
+    @property
+    def name(self) -> str:
+        """The die it counts for: its name where the reader told one, else its kind."""
+        return self.named or self.kind
 
 
 def typed_whole(kind: str, face: int) -> tuple[Counted, ...]:
@@ -138,11 +148,15 @@ def typed_whole(kind: str, face: int) -> tuple[Counted, ...]:
     return (Counted(kind, face % 10 if kind == "d10" else face, True),)
 
 
-def _counted(kind: str, face: int, reads: Sequence[tuple[str, int, bool]]) -> tuple[Counted, ...]:
+Read = tuple[str, int, bool, str]
+"""A camera die as stats takes it: kind, face, typed, name."""
+
+
+def _counted(kind: str, face: int, reads: Sequence[Read]) -> tuple[Counted, ...]:
     """One rules die as counted: the camera dice it was read from, else as typed whole."""
     if not reads:
         return typed_whole(kind, face)
-    return tuple(Counted(die, value, typed) for die, value, typed in reads)
+    return tuple(Counted(die, value, typed, named) for die, value, typed, named in reads)
 
 
 def dice_of(record: RollRecord) -> tuple[Counted, ...]:
@@ -150,7 +164,9 @@ def dice_of(record: RollRecord) -> tuple[Counted, ...]:
     reading = record.reading or ()
     out: list[Counted] = []
     for die in record.roll.dice:
-        reads = [(reading[i].die, reading[i].value, reading[i].typed) for i in die.read]
+        reads = [
+            (reading[i].die, reading[i].value, reading[i].typed, reading[i].named) for i in die.read
+        ]
         out.extend(_counted(die.kind.value, die.face, reads))
     return tuple(out)
 
@@ -166,9 +182,15 @@ def dice_of_body(body: Mapping[str, Any]) -> tuple[Counted, ...]:
     return tuple(out)
 
 
-def _raw_read(item: Mapping[str, Any]) -> tuple[str, int, bool]:
-    """A stored camera die's kind, face and whether the GM typed it."""
-    return str(item["die"]), int(item["value"]), bool(item.get("typed", False))
+def _raw_read(item: Mapping[str, Any]) -> Read:
+    """A stored camera die's kind, face, whether the GM typed it, and its name (none in a
+    reading stored before the reader named dice)."""
+    return (
+        str(item["die"]),
+        int(item["value"]),
+        bool(item.get("typed", False)),
+        str(item.get("named") or ""),
+    )
 
 
 @dataclass(frozen=True)
@@ -176,6 +198,8 @@ class DieSummary:
     """One die's throws and what they say about its fairness."""
 
     name: str
+    """The die: its name where the reader told one ("white omen", "red d20"), else its kind."""
+    kind: str
     faces: tuple[int, ...]
     counts: tuple[int, ...]
     typed: int
@@ -229,27 +253,47 @@ def chi2_of(counts: Sequence[int]) -> float:
 
 
 def summarise(name: str, dice: Sequence[Counted]) -> DieSummary:
-    """The summary of one die's throws."""
-    return summary_of(name, Counter(d for d in dice if d.name == name))
+    """The summary of one die's throws: `name` a die's name, or a kind for its unnamed ones."""
+    mine = Counter(d for d in dice if d.name == name)
+    kind = next((d.kind for d in mine), name)
+    return summary_of(kind, mine, "" if kind == name else name)
 
 
-def summary_of(name: str, tally: Mapping[Counted, int]) -> DieSummary:
-    """One die's summary from how often each of its (face, typed) came up; faces it cannot
-    show (a damaged store) are left out."""
-    faces = camera_faces(name)
-    counts = tuple(
-        tally.get(Counted(name, f), 0) + tally.get(Counted(name, f, True), 0) for f in faces
-    )
-    typed = sum(tally.get(Counted(name, f, True), 0) for f in faces)
+def summary_of(kind: str, tally: Mapping[Counted, int], named: str = "") -> DieSummary:
+    """One die's summary (a kind's unnamed dice, or the die `named`) from how often each of
+    its (face, typed) came up; faces it cannot show (a damaged store) are left out."""
+    faces = camera_faces(kind)
+    shown = [tally.get(Counted(kind, f, False, named), 0) for f in faces]
+    typed_counts = [tally.get(Counted(kind, f, True, named), 0) for f in faces]
+    counts = tuple(a + b for a, b in zip(shown, typed_counts, strict=True))
     chi2 = chi2_of(counts)
     df = len(faces) - 1
     return DieSummary(
-        name, faces, counts, typed, chi2, chi2_sf(chi2, df), throws_needed(len(faces))
+        named or kind,
+        kind,
+        faces,
+        counts,
+        sum(typed_counts),
+        chi2,
+        chi2_sf(chi2, df),
+        throws_needed(len(faces)),
     )
 
 
 def summaries(dice: Iterable[Counted], only: str | None = None) -> list[DieSummary]:
-    """A summary for each die thrown (or just `only`), in the order the tower lists dice."""
+    """A summary for each die thrown, each physical die the reader named apart from its
+    kind's unnamed dice (or just those `only` names: a die's name, or a kind for all its
+    dice), in the order the tower lists kinds, a kind's unnamed dice first."""
     tally = Counter(dice)
-    names = {d.name for d in tally}
-    return [summary_of(n, tally) for n in DIE_NAMES if n in names and only in (None, n)]
+    dice_seen = {(d.kind, d.named) for d in tally}
+    order = sorted(dice_seen, key=lambda d: (_rank(d[0]), d[1] != "", d[1]))
+    return [
+        summary_of(kind, tally, named)
+        for kind, named in order
+        if kind in DIE_NAMES and only in (None, kind, named or kind)
+    ]
+
+
+def _rank(kind: str) -> int:
+    """Where a kind stands in the tower's list of dice (one it does not know, last)."""
+    return DIE_NAMES.index(kind) if kind in DIE_NAMES else len(DIE_NAMES)

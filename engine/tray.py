@@ -75,9 +75,13 @@ class DieRead:
     """What an independent check agreed, e.g. "5 pips counted"; empty when none spoke."""
     typed: bool = False
     """Entered by the GM, not read: its JSON form has no confidence (null)."""
+    named: str = ""
+    """Which physical die it is, where the reader can tell: a taught die's name ("white
+    omen"), else its colour and kind ("red d20"); empty: only its kind is known."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the CLI-contract form of this die (a typed one's confidence is None)."""
+        """Return the CLI-contract form of this die (a typed one's confidence is None; its
+        name only when the reader could tell one)."""
         out: dict[str, Any] = {
             "die": self.die,
             "value": self.value,
@@ -86,6 +90,8 @@ class DieRead:
         }
         if self.check:
             out["check"] = self.check
+        if self.named:
+            out["named"] = self.named
         return out
 
 

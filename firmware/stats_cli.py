@@ -22,8 +22,9 @@ from tidetower.firmware.session_cli import store_option
 CAVEAT = (
     "p is how often a fair die would look at least this uneven. 'No sign of bias' is not proof"
     " of fairness: a bias smaller than the one the throws-needed figure is for can hide in"
-    " these throws, and 'too few throws to tell' means just that. Dice are told apart by kind"
-    " (the camera names no colour or taught profile yet): two d20s on one table count as one."
+    " these throws, and 'too few throws to tell' means just that. Dice are told apart by the"
+    " name the camera gave them (a taught die's, else its colour and kind: 'red d20'); dice it"
+    " could not name count under their kind."
 )
 
 
@@ -66,8 +67,10 @@ def stored_dice(store: Path, since: float | None = None) -> Counter[Counted]:
 
 def summary_json(summary: DieSummary) -> dict[str, Any]:
     """One die's figures as JSON."""
+    named = {"named": summary.name} if summary.name != summary.kind else {}
     return {
-        "die": summary.name,
+        "die": summary.kind,
+        **named,
         "throws": summary.throws,
         "typed": summary.typed,
         "faces": {str(f): c for f, c in zip(summary.faces, summary.counts, strict=True)},
@@ -85,7 +88,8 @@ def summary_json(summary: DieSummary) -> dict[str, Any]:
 
 def summary_lines(s: DieSummary) -> list[str]:
     """One die's figures as the terminal shows them."""
-    lines = [f"{s.name}: {s.throws} throws ({s.typed} typed by the GM)", "  face  count"]
+    title = s.name if s.name == s.kind or s.name.endswith(s.kind) else f"{s.name} ({s.kind})"
+    lines = [f"{title}: {s.throws} throws ({s.typed} typed by the GM)", "  face  count"]
     lines += [f"  {f:>4}  {c:>5}" for f, c in zip(s.faces, s.counts, strict=True)]
     (hi, hi_n), (lo, lo_n) = s.most, s.least
     lines += [
@@ -143,7 +147,13 @@ def stats_group() -> None:
 @stats_group.command("dice")
 @store_option
 @config_option
-@click.option("--die", "only", type=click.Choice(DIE_NAMES), default=None, help="One die only.")
+@click.option(
+    "--die",
+    "only",
+    default=None,
+    metavar="NAME",
+    help="One die only: its name ('white omen', 'red d20') or a kind (all its dice).",
+)
 @since_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def dice(
@@ -151,6 +161,11 @@ def dice(
 ) -> None:
     """Is each die fair? Faces counted, a chi-squared test, throws needed to tell."""
     found = summaries(stored_dice(store_of(store, config), since_epoch(since)), only)
+    if only is not None and not found and only not in DIE_NAMES:
+        raise click.ClickException(
+            f"no die named {only!r} was thrown (in these dates): give a die's name as the"
+            f" stats show it, or a kind ({', '.join(DIE_NAMES)})"
+        )
     print_summaries(found, as_json)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -12,7 +13,7 @@ from tidetower.vision.colours import body_colour, colour_name
 from tidetower.vision.d6.decide import Verdict, split
 from tidetower.vision.d6.find import MIN_DIE_PX, Candidate, find_dice
 from tidetower.vision.numerals.decide import TAUGHT_TURNS, as_taught, judge_all, look, net_of
-from tidetower.vision.numerals.profile import load_profile
+from tidetower.vision.numerals.profile import Match, Profile, load_profile
 from tidetower.vision.numerals.recogniser import RecogniserMissing, model_path
 from tidetower.vision.pictures import ImageError, load_image
 from tidetower.vision.settings import Calibration, ReaderSettings
@@ -126,7 +127,7 @@ def read_dice(
     if settings.close_up and not dice and not unreadable:
         frame = standing_out(detail, [close_up(work)], settings)
         dice, unreadable = split(judge(bgr, work, frame, settings))
-    dice, aside = pinned(work, dice, settings.pins)
+    dice, aside = pinned(work, named(work, dice), settings.pins)
     return Reading(dice, unreadable, (time.perf_counter() - start) * 1000, aside)
 
 
@@ -161,6 +162,17 @@ def balanced(work: np.ndarray) -> np.ndarray:
     if float(gains.max()) < TOLERATED:
         return work
     return np.asarray(np.clip(work * gains, 0, 255).astype(np.uint8))
+
+
+def named(work: np.ndarray, dice: tuple[DieRead, ...]) -> tuple[DieRead, ...]:
+    """Name each die not named yet (a taught one has its profile's name) by its colour and
+    kind, in the reader's colour names: "red d20"."""
+    return tuple(
+        die
+        if die.named
+        else replace(die, named=f"{colour_name(body_colour(work, die.box))} {die.die}")
+        for die in dice
+    )
 
 
 def pinned(
@@ -199,9 +211,17 @@ def judge(
     taught = profile.match(embeddings)
     size = (work.shape[1], work.shape[0])
     return [
-        as_taught(c, match, verdict, size)
+        taught_name(as_taught(c, match, verdict, size), match, profile)
         for c, match, verdict in zip(candidates, taught, judged, strict=True)
     ]
+
+
+def taught_name(verdict: Verdict, match: Match | None, profile: Profile) -> Verdict:
+    """A die read as a taught face of a kind the profile names, with that name."""
+    if match is None or not isinstance(verdict, DieRead):
+        return verdict
+    name = profile.names.get(verdict.die, "")
+    return replace(verdict, named=name) if name else verdict
 
 
 def _calibrated_floor(calibration: Calibration | None, work: np.ndarray) -> np.ndarray | None:
