@@ -2,7 +2,8 @@
 
 Builds the store `bench/stats.py` builds (52 weekly sessions, four d8 and a d20 a throw,
 some 10,000 throws), then times reading it read-only and working out every throw's odds
-again (`luck(stored_records(path))`), and the whole command in-process, median of `--repeat`.
+again (`luck(stored_records(path))`, with the garbage collector paused as the command pauses
+it), and the whole command in-process, median of `--repeat`.
 
     .venv/bin/python bench/luck.py [--dice 50000] [--repeat 5]
 """
@@ -19,8 +20,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from stats import _invoked, build, median_ms
 
-from tidetower.engine.luck import luck
-from tidetower.firmware.luck_cli import stored_records
+from tidetower.engine.luck import Luck, luck
+from tidetower.firmware.luck_cli import gc_paused, stored_records
+
+
+def computed(path: Path) -> Luck:
+    """The store's luck as `stats luck` works it out: read, then judged, the collector off."""
+    records = stored_records(path, None)
+    with gc_paused():
+        return luck(records)
 
 
 def main_bench() -> None:
@@ -35,7 +43,7 @@ def main_bench() -> None:
         build(path, args.dice)
         found = luck(stored_records(path, None))
         print(f"store: {len(found.throws)} throws, built in {time.perf_counter() - began:.1f} s")
-        cold, median = median_ms(lambda: luck(stored_records(path, None)), args.repeat)
+        cold, median = median_ms(lambda: computed(path), args.repeat)
         print(f"read + odds + luck: first {cold:.0f} ms, median of {args.repeat} {median:.0f} ms")
         command = ["stats", "luck", "--store", str(path)]
         cold, median = median_ms(lambda: _invoked(command), args.repeat)

@@ -22,6 +22,17 @@ def default_store() -> Path:
     return Path(base) / "tidetower" / "session.db"
 
 
+store_option = click.option(
+    "--store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=default_store,
+    envvar="TIDETOWER_STORE",
+    help=f"The session store (SQLite): $TIDETOWER_STORE if set, else {default_store()}.",
+)
+"""`--store`, here beside `default_store` so that the read-only `stats` commands need not
+import the session commands (and the MQTT wire under them): some 0.3 s of a fresh start."""
+
+
 def describe(system: str) -> Description:
     """The named system's description; an unknown name is a usage error naming it."""
     try:

@@ -31,8 +31,9 @@ from tidetower.firmware.assign import (
     describe,
     read_declared,
     read_settings,
+    store_option,
 )
-from tidetower.firmware.session_cli import open_table, store_option
+from tidetower.firmware.session_cli import open_table
 from tidetower.mqtt.views import odds_body
 
 F = TypeVar("F", bound=Callable[..., Any])

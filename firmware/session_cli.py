@@ -18,10 +18,10 @@ from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.table import Table
 from tidetower.firmware.assign import (
     SystemHelp,
-    default_store,
     describe,
     read_declared,
     read_settings,
+    store_option,
 )
 from tidetower.mqtt.bodies import Refused
 from tidetower.mqtt.commands import CommandDesk, validate
@@ -84,15 +84,6 @@ def _print_record(record: RollRecord, as_json: bool, prefix: str = "") -> None:
         return
     faces = " ".join(str(d) for d in record.roll.dice) or "(no dice)"
     click.echo(f"{prefix}{record.id}: {faces} → {record.outcome.summary}")
-
-
-store_option = click.option(
-    "--store",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=default_store,
-    envvar="TIDETOWER_STORE",
-    help=f"The session store (SQLite): $TIDETOWER_STORE if set, else {default_store()}.",
-)
 
 
 @click.group("session")

@@ -17,7 +17,7 @@ from tidetower.engine.rules import RuleError
 from tidetower.engine.stats import Counted, DieSummary, dice_of, dice_of_body, summaries
 from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.tray import DIE_NAMES
-from tidetower.firmware.session_cli import store_option
+from tidetower.firmware.assign import store_option
 
 CAVEAT = (
     "p is how often a fair die would look at least this uneven. 'No sign of bias' is not proof"

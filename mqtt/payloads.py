@@ -202,14 +202,66 @@ class TrackBody(BaseModel):
     )
 
 
+class LuckTally(BaseModel):
+    """One actor's or side's throws of one count: the sum the odds expected against the sum
+    rolled (engine/luck.py `Tally`)."""
+
+    by: Literal["actor", "side"]
+    name: str = Field(description='the actor, or "side a", "side b", "no side"')
+    counts: str = Field(description="what the odds count, in the system's own word")
+    throws: int
+    expected: float = Field(description="the sum the odds expected")
+    rolled: int = Field(description="the sum rolled")
+    z: float = Field(description="standard deviations of the sum from the sum expected")
+    p: float = Field(description="two-sided chance of a sum this far out (normal approx.)")
+    verdict: str = Field(description='in words; a few throws are "too few throws to tell"')
+
+
+class LuckThrow(BaseModel):
+    """One throw set against its odds: the luckiest or unluckiest of the session."""
+
+    id: str
+    seq: int
+    who: str = Field(description="the declared actor, else the side")
+    side: Side | None = None
+    counts: str
+    dice: str = Field(description="the throw the odds were of, as the system writes it")
+    rolled: int
+    label: str = Field(description="the table's name for the value rolled, else the value")
+    expected: float = Field(description="what the odds expected of this throw")
+    chance: float = Field(description="the chance of rolling at least as much")
+    chance_at_most: float = Field(description="the chance of rolling at most as much")
+
+
+class LuckReason(BaseModel):
+    """Why some throws have no odds to set them against, and how many."""
+
+    reason: str
+    count: int
+
+
+class LuckBody(BaseModel):
+    """The session's luck against the odds, for the page's Luck panel (engine/luck.py)."""
+
+    throws: int = Field(0, description="the throws counted against their odds")
+    tallies: list[LuckTally] = Field([], description="per actor, then per side, each count")
+    best: list[LuckThrow] = Field([], description="the 3 least likely to score as much")
+    worst: list[LuckThrow] = Field([], description="the 3 least likely to score as little")
+    uncounted: int = Field(0, description="the throws with no odds to set them against")
+    reasons: list[LuckReason] = []
+    moves: int = Field(0, description="the moves of the bar in these throws, any system")
+
+
 class StatsPayload(_Wire):
-    """Retained `stats`: every die's fairness figures over the session's rolls, and the bar's
-    moves over the session, for the page's Dice and "Bar over the session" panels."""
+    """Retained `stats`: every die's fairness figures over the session's rolls, the bar's
+    moves over the session and the table's luck against the odds, for the page's Dice, "Bar
+    over the session" and Luck panels."""
 
     session_id: str
     rolls: int = Field(description="the rolls counted: the session's whole history")
     dice: list[DieStats] = []
     track: TrackBody
+    luck: LuckBody = Field(default_factory=LuckBody, description="the luck against the odds")
 
 
 def wire_named(camera: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ from tidetower.engine import tray
 from tidetower.engine.chances import Odds
 from tidetower.engine.codec import dump, load_tracker
 from tidetower.engine.dice import DieError
+from tidetower.engine.luck import Luck, Throw, luck, side_name
 from tidetower.engine.rules import BarState, RollRecord, RuleError
 from tidetower.engine.session import SessionState
 from tidetower.engine.stats import Counted, DieSummary, dice_of, summaries
@@ -22,6 +24,10 @@ from tidetower.mqtt.payloads import (
     DieStats,
     FaceCount,
     HistoryItem,
+    LuckBody,
+    LuckReason,
+    LuckTally,
+    LuckThrow,
     MotionBody,
     OddsBody,
     OddsRow,
@@ -219,6 +225,55 @@ def stats_payload(state: SessionState) -> StatsPayload:
             moves=len(points),
             points=points[-TRACK_LENGTH:],
         ),
+        luck=luck_body(luck(history), {r.id: r.seq for r in history}),
+    )
+
+
+LUCK_TOP = 3
+"""The best and worst throws `stats` carries."""
+
+
+def luck_body(found: Luck, seqs: Mapping[str, int]) -> LuckBody:
+    """The session's luck in the shape of `tidetower stats luck --json`, a few throws each."""
+    reasons = Counter(u.reason for u in found.uncounted)
+    return LuckBody(
+        throws=len(found.throws),
+        tallies=[
+            LuckTally(
+                by="actor" if t.by == "actor" else "side",
+                name=t.name,
+                counts=t.counts,
+                throws=t.throws,
+                expected=t.expected,
+                rolled=t.rolled,
+                z=t.z,
+                p=t.p,
+                verdict=t.verdict,
+            )
+            for t in found.tallies()
+        ],
+        best=[luck_throw(t, seqs) for t in found.best(LUCK_TOP)],
+        worst=[luck_throw(t, seqs) for t in found.worst(LUCK_TOP)],
+        uncounted=len(found.uncounted),
+        reasons=[LuckReason(reason=r, count=n) for r, n in reasons.items()],
+        moves=len(found.moves),
+    )
+
+
+def luck_throw(t: Throw, seqs: Mapping[str, int]) -> LuckThrow:
+    """One throw against its odds: who, which, what it scored and how likely that was."""
+    return LuckThrow(
+        id=t.who.id,
+        seq=seqs.get(t.who.id, 0),
+        who=t.who.actor or side_name(t.who.side),
+        side=t.who.side,
+        counts=t.shape.counts,
+        dice=t.shape.dice,
+        rolled=t.rolled,
+        label=t.label,
+        expected=t.shape.mean,
+        chance=t.chance,
+        chance_at_most=t.below,
     )
 
 

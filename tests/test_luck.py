@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import json
@@ -14,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from tidetower.engine.dice import Die, DieKind, Roll
-from tidetower.engine.luck import AS_EXPECTED, LUCKIER, TOO_FEW, luck
+from tidetower.engine.luck import AS_EXPECTED, LUCKIER, TOO_FEW, luck, shape_of
 from tidetower.engine.rules import RollContext
 from tidetower.engine.session import declared_odds
+from tidetower.engine.store import SessionStore
 from tidetower.engine.systems import get_system, system_names
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
@@ -179,3 +181,39 @@ def test_the_tracker_picture_moves_and_rout(tmp_path: Path) -> None:
     assert len(routs) == 1
     assert "routed" in "".join(routs[0].itertext())
     assert _fingerprint(path) == before
+
+
+def test_the_stored_records_leave_out_the_camera_s_reading_and_luck_is_the_same(
+    store: Path,
+) -> None:
+    with Table(store, "tide") as table:
+        history = table.state.history
+    with SessionStore(store, read_only=True) as reader:
+        bodies = list(reader.roll_bodies(None, ("reading",)))
+        whole = list(reader.roll_bodies(None))
+    assert [b["id"] for b in bodies] == [b["id"] for b in whole] == [r.id for r in history]
+    assert all("reading" not in b for b in bodies)
+    assert [{k: v for k, v in b.items() if k != "reading"} for b in whole] == bodies
+    stored, live = luck(stored_records(store, None)), luck(history)
+    assert stored.tallies() == live.tallies()
+    assert [t.who for t in stored.best(4)] == [t.who for t in live.best(4)]
+    assert gc.isenabled()  # the collector paused while reading, back after
+
+
+def test_a_shape_s_tails_are_its_exact_sums() -> None:
+    system = get_system("tide")
+    odds = system.odds(system.initial_state({}), pool("Ann", "a"), {})
+    assert odds is not None
+    shape = shape_of(odds)
+    for value, chance in odds.distribution.items():
+        at_least = sum(c for v, c in odds.distribution.items() if v >= value)
+        at_most = sum(c for v, c in odds.distribution.items() if v <= value)
+        assert shape.at_least(value) == float(at_least) and shape.at_most(value) == float(at_most)
+        assert chance > 0
+    assert shape.at_least(99) == 0.0 and shape.at_most(-1) == 0.0  # off its values: summed
+
+
+def test_best_and_worst_keep_the_order_of_a_full_sort(store: Path) -> None:
+    found = luck(stored_records(store, None))
+    assert found.best(3) == sorted(found.throws, key=lambda t: (t.chance, -t.below))[:3]
+    assert found.worst(3) == sorted(found.throws, key=lambda t: (t.below, -t.chance))[:3]

@@ -17,6 +17,7 @@ from mqtt_fixtures import Mosquitto, free_port
 from playwright.sync_api import Page, expect
 
 from tidetower.engine.dice import Die, DieKind, Roll
+from tidetower.engine.luck import luck
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.mqtt.display.server import DisplayServer
@@ -184,3 +185,91 @@ def _screenshot(page: Page) -> None:
         full_page=True,
     )
     page.locator("body").evaluate("b => b.classList.remove('table-view')")
+
+
+HIGH = [(ZHAO, (8, 8, 10)), (LI, (3, 4, 11))] * 6
+"""Zhao throws the d8s' best every time; Li middling: six throws each."""
+
+
+def _play_high(table: Table) -> None:
+    table.reset_tracker({"weight_a": 6, "weight_b": 8, **SIDES})
+    for context, faces in HIGH:
+        _throw(table, context, faces)
+
+
+def test_the_stats_carry_the_session_s_luck_as_engine_luck_works_it_out(tmp_path: Path) -> None:
+    table = Table(tmp_path / "s.db")
+    _play_high(table)
+    stats = StatsPayload.model_validate_json(stats_payload(table.state).model_dump_json())
+    found = luck(table.state.history)
+    body = stats.luck
+    assert body.throws == len(found.throws) == len(HIGH)
+    assert [(t.by, t.name, t.counts, t.throws, t.rolled, t.verdict) for t in body.tallies] == [
+        (t.by, t.name, t.counts, t.throws, t.rolled, t.verdict) for t in found.tallies()
+    ]
+    for wire, engine in zip(body.tallies, found.tallies(), strict=True):
+        assert math.isclose(wire.expected, engine.expected)
+        assert math.isclose(wire.z, engine.z) and math.isclose(wire.p, engine.p)
+    assert [t.name for t in body.tallies] == ["Zhao", "Li", "side a", "side b"]
+    zhao = body.tallies[0]
+    assert zhao.verdict == "luckier than the odds" and zhao.rolled > zhao.expected
+    seqs = {r.id: r.seq for r in table.state.history}
+    assert [(t.id, t.seq, t.rolled) for t in body.best] == [
+        (t.who.id, seqs[t.who.id], t.rolled) for t in found.best(3)
+    ]
+    assert [t.who for t in body.best] == ["Zhao"] * 3
+    assert [t.who for t in body.worst] == ["Li"] * 3
+    for wire_throw, engine_throw in zip(body.best, found.best(3), strict=True):
+        assert math.isclose(wire_throw.chance, engine_throw.chance)
+    assert body.uncounted == len(found.uncounted) == 0 and body.reasons == []
+    assert body.moves == len(found.moves)
+
+
+def test_a_session_with_no_throws_carries_no_luck(tmp_path: Path) -> None:
+    table = Table(tmp_path / "s.db")
+    stats = stats_payload(table.state)
+    assert (stats.luck.throws, stats.luck.tallies, stats.luck.best) == (0, [], [])
+
+
+def test_the_page_s_luck_panel_shows_who_threw_high(
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
+) -> None:
+    settings = mosquitto.settings()
+    table = Table(tmp_path / "s.db")
+    with (
+        TablePublisher(table, settings),
+        DisplayServer(settings, port=free_port()) as server,
+    ):
+        page.goto(server.url)
+        expect(page.locator("#tower")).to_have_text("tower online")
+        expect(page.locator("#luck-panel")).to_be_hidden()  # nothing thrown: nothing to show
+        _play_high(table)
+        page.locator("body").evaluate("b => b.classList.add('player')")  # players see it too
+        found = luck(table.state.history)
+        zhao = found.tallies()[0]
+        rows = page.locator("#luck-rows .luck-row")
+        expect(rows).to_have_count(4)
+        row = page.locator("#luck-rows .luck-row[data-by=actor][data-name=Zhao]")
+        expect(row.locator(".verdict")).to_have_text("luckier than the odds")
+        expect(row.locator(".verdict")).to_have_class("verdict luckier")
+        expect(row.locator(".figures")).to_contain_text(
+            f"6 throws: expected {zhao.expected:.1f}, rolled {zhao.rolled} (z = +{zhao.z:.2f}"
+        )
+        expect(row.locator(".luck-name")).to_have_text(f"Zhao · {zhao.counts}")
+        expect(row.locator("rect.rolled-bar")).to_have_attribute("data-value", str(zhao.rolled))
+        expect(row.locator("rect.expected-bar")).to_have_attribute(
+            "data-value", f"{zhao.expected:.1f}"
+        )
+        rolled = row.locator("rect.rolled-bar").bounding_box()
+        expected = row.locator("rect.expected-bar").bounding_box()
+        assert rolled is not None and expected is not None
+        assert rolled["width"] > expected["width"]  # rolled more than the odds expected
+        li = page.locator("#luck-rows .luck-row[data-by=actor][data-name=Li] .verdict")
+        expect(li).not_to_have_text("luckier than the odds")
+        best = page.locator("#luck-best li")
+        expect(best).to_have_count(3)
+        expect(best.first).to_contain_text("Zhao (#")
+        expect(best.first).to_contain_text("chance of at least that")
+        expect(page.locator("#luck-worst li").first).to_contain_text("Li (#")
+        expect(page.locator("#luck-summary")).to_have_text(f"· {len(HIGH)} throws against the odds")
+        expect(page.locator("#luck-uncounted")).to_be_hidden()

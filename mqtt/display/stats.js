@@ -1,4 +1,4 @@
-// The Dice panel and the "Bar over the session" panel, from the retained `stats`: drawn as
+// The Dice, "Bar over the session" and Luck panels, from the retained `stats`: drawn as
 // SVG by the page itself (no chart library: the table's network may have no internet).
 // Uses `$` from display.js.
 "use strict";
@@ -28,6 +28,7 @@ function svgText(x, y, text, attributes = {}) {
 function showStats(stats) {
   showDiceStats(stats.dice || []);
   showTrack(stats.track);
+  showLuck(stats.luck);
 }
 
 // --- the Dice panel: a bar per face, the expected count and a fair die's 95 % band -------
@@ -176,4 +177,78 @@ function moveDot(point, cx, cy, track) {
   group.append(dot, svgText(cx - 7, cy + (point.routed === "a" ? -8 : 14), `${routed} routs`,
     { class: "rout-label" }));
   return group;
+}
+
+// --- the Luck panel: per actor and side, the sum expected against the sum rolled ----------
+
+function showLuck(luck) {
+  const tallies = (luck && luck.tallies) || [];
+  $("luck-panel").hidden = !tallies.length;
+  if (!tallies.length) return;
+  const most = Math.max(1, ...tallies.map((t) => Math.max(t.expected, t.rolled)));
+  $("luck-rows").replaceChildren(...tallies.map((t) => luckRow(t, most)));
+  $("luck-best").replaceChildren(...luck.best.map((t) => throwItem(t, true)));
+  $("luck-worst").replaceChildren(...luck.worst.map((t) => throwItem(t, false)));
+  $("luck-summary").textContent = `· ${luck.throws} throw${luck.throws === 1 ? "" : "s"} against the odds`;
+  showUncounted(luck);
+}
+
+function luckTone(verdict) {
+  if (verdict.startsWith("luckier")) return "luckier";
+  return verdict.startsWith("unluckier") ? "unluckier" : "";
+}
+
+function luckRow(t, most) {
+  const row = document.createElement("div");
+  row.className = "luck-row";
+  Object.assign(row.dataset, { by: t.by, name: t.name, counts: t.counts });
+  const name = document.createElement("span");
+  name.className = "luck-name";
+  name.textContent = `${t.name} · ${t.counts}`;
+  const verdict = document.createElement("p");
+  verdict.className = `verdict ${luckTone(t.verdict)}`.trim();
+  verdict.textContent = t.verdict;
+  const figures = document.createElement("p");
+  figures.className = "muted figures";
+  figures.textContent = `${t.throws} throw${t.throws === 1 ? "" : "s"}: expected`
+    + ` ${t.expected.toFixed(1)}, rolled ${t.rolled} (z = ${signed(t.z)}, p = ${t.p.toPrecision(2)})`;
+  row.append(name, luckBars(t, most), verdict, figures);
+  return row;
+}
+
+function signed(z) {
+  return `${z >= 0 ? "+" : "−"}${Math.abs(z).toFixed(2)}`;
+}
+
+// Two thin bars on one scale: the sum expected (light) over the sum rolled (dark).
+function luckBars(t, most) {
+  const width = 300, tall = 10;
+  const w = (value) => Math.max(0, (value / most) * width);
+  const svg = svgNode("svg", { viewBox: `0 0 ${width} ${2 * tall + 4}`, class: "luck-bars", role: "img",
+    "aria-label": `${t.name}: expected ${t.expected.toFixed(1)}, rolled ${t.rolled}` });
+  svg.append(
+    svgNode("rect", { class: "expected-bar", x: 0, y: 0, height: tall, width: w(t.expected),
+      "data-value": t.expected.toFixed(1) }, `expected ${t.expected.toFixed(1)}`),
+    svgNode("rect", { class: `rolled-bar ${luckTone(t.verdict)}`.trim(), x: 0, y: tall + 4,
+      height: tall, width: w(t.rolled), "data-value": t.rolled }, `rolled ${t.rolled}`),
+  );
+  return svg;
+}
+
+function throwItem(t, luckiest) {
+  const item = document.createElement("li");
+  Object.assign(item.dataset, { seq: t.seq, who: t.who });
+  const chance = luckiest ? t.chance : t.chance_at_most;
+  item.textContent = `${t.who} (#${t.seq}): ${t.dice} rolled ${t.label} ${t.counts}, expected`
+    + ` ${t.expected.toFixed(2)}; chance of ${luckiest ? "at least" : "at most"} that ${chance.toPrecision(2)}`;
+  return item;
+}
+
+function showUncounted(luck) {
+  const note = $("luck-uncounted");
+  note.hidden = !luck.uncounted;
+  note.textContent = luck.uncounted
+    ? `${luck.uncounted} throw${luck.uncounted === 1 ? "" : "s"} not counted: `
+      + luck.reasons.map((r) => `${r.reason} (${r.count})`).join("; ")
+    : "";
 }
