@@ -3,6 +3,7 @@ and the throw that routed a side, worked out again from the stored rolls: pure."
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,9 @@ class Step:
     before: int
     after: int
     causes: tuple[str, ...]
+    low: int
+    high: int
+    """The bar's range after the throw (a set-up may change its length)."""
     routed: Side | None = None
 
     @property
@@ -65,9 +69,10 @@ def step_of(system: RuleSystem[Any], record: RollRecord, replay: Replay) -> tupl
     causes = tuple(m.cause for m in motions if m.before != m.after)
     if after is None:
         end = motions[-1].after if motions else before.position
-        return before, Step(who_of(record), before.position, end, causes)
+        return before, Step(who_of(record), before.position, end, causes, before.low, before.high)
     routed = after.routed if before.routed is None else None
-    return before, Step(who_of(record), before.position, after.position, causes, routed)
+    step = Step(who_of(record), before.position, after.position, causes, after.low, after.high)
+    return before, dataclasses.replace(step, routed=routed)
 
 
 def barline(records: Iterable[RollRecord], system_name: str) -> Barline | None:

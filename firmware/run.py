@@ -61,7 +61,7 @@ def roll_line(record: RollRecord, reading: Reading, tower: Tower) -> dict[str, A
         "system": record.system,
         "dice": [d.to_dict() for d in reading.dice],
         "outcome": dump(record.outcome),
-        "bar": dump(tower.table.bar()),
+        "tide": dump(tower.table.bar()),  # the key the product has always printed
     }
     if reading.combined:
         line["combined"] = [c.to_dict() for c in reading.combined]

@@ -15,7 +15,8 @@ from tidetower.engine.dice import DieError, Roll
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.table import Table
 from tidetower.mqtt.bodies import Refused, check_text_everywhere, checked, parse_body, request_id
-from tidetower.mqtt.payloads import Command, CommandError, CommandResult, DeclareCommand
+from tidetower.mqtt.command_bodies import Command, DeclareCommand
+from tidetower.mqtt.payloads import CommandError, CommandResult
 from tidetower.mqtt.registry import (
     COMMANDS,
     Detail,

@@ -37,15 +37,10 @@ from tidetower.mqtt.payloads import (
 )
 from tidetower.mqtt.registry import Detail, LearnControl, TowerControls
 from tidetower.mqtt.settings import MqttSettings
+from tidetower.mqtt.stats import stats_payload
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload
-from tidetower.mqtt.views import (
-    bar_payload,
-    roll_event,
-    seen_event,
-    session_payload,
-    stats_payload,
-)
+from tidetower.mqtt.views import bar_payload, roll_event, seen_event, session_payload
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from tidetower.engine.rules import RollContext
 from tidetower.engine.systems import get_system
 from tidetower.engine.table import Table
 from tidetower.mqtt.bodies import Refused
-from tidetower.mqtt.payloads import (
+from tidetower.mqtt.command_bodies import (
     Command,
     DeclareCommand,
     DieCommand,

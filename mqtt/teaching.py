@@ -14,8 +14,9 @@ from pathlib import Path
 
 from tidetower.mqtt.bodies import Refused, checked, parse_body, request_id
 from tidetower.mqtt.client import BrokerClient, Message, Will
+from tidetower.mqtt.command_bodies import TeachCommand
 from tidetower.mqtt.lan import lan_access, tower_login
-from tidetower.mqtt.payloads import CommandError, CommandResult, TeachCommand, TeachPayload
+from tidetower.mqtt.payloads import CommandError, CommandResult, TeachPayload
 from tidetower.mqtt.runtime import TowerBroker, start_broker
 from tidetower.mqtt.settings import MqttSettings
 from tidetower.mqtt.topics import Topics

@@ -2,32 +2,22 @@
 
 from __future__ import annotations
 
-import dataclasses
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tidetower.engine import session as pure
 from tidetower.engine import tray
 from tidetower.engine.chances import Odds
-from tidetower.engine.codec import dump, load_tracker
+from tidetower.engine.codec import dump
 from tidetower.engine.dice import DieError
-from tidetower.engine.luck import Luck, Throw, luck, side_name
-from tidetower.engine.rules import BarState, RollRecord, RuleError
+from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.session import SessionState
-from tidetower.engine.stats import Counted, DieSummary, dice_of, summaries
 from tidetower.engine.systems import get_system
 from tidetower.mqtt.payloads import (
     ActionItem,
     BarPayload,
     DieBody,
-    DieStats,
-    FaceCount,
     HistoryItem,
-    LuckBody,
-    LuckReason,
-    LuckTally,
-    LuckThrow,
     MotionBody,
     OddsBody,
     OddsRow,
@@ -37,16 +27,10 @@ from tidetower.mqtt.payloads import (
     RollEvent,
     SessionPayload,
     SideBody,
-    StatsPayload,
-    TrackBody,
     TrackerBody,
-    TrackPoint,
 )
 
 HISTORY_LENGTH = 20
-TRACK_LENGTH = 1000
-"""The most moves `stats` carries (the latest): some 170 kB, far inside a broker's packet
-limit (1 MiB on the tower's own Mosquitto) however long the session."""
 
 
 def bar_payload(bar: Mapping[str, Any]) -> BarPayload:
@@ -192,148 +176,3 @@ def counted_dice(reading: Sequence[tray.DieRead]) -> list[DieBody]:
     except DieError:
         return []
     return [DieBody.rolled(die, reading) for die in roll.dice]
-
-
-def stats_payload(state: SessionState) -> StatsPayload:
-    """The retained `stats`: each die's fairness figures over the session's whole history,
-    and the bar's moves under the active system, from one pass over the history."""
-    dice: list[Counted] = []
-    points: list[TrackPoint] = []
-    earlier: dict[str, RollRecord] = {}  # the active system's rolls so far, by id
-    history = state.history
-    for index, record in enumerate(history):
-        dice.extend(dice_of(record))
-        if record.system != state.system:
-            continue
-        if record.outcome.motions:
-            later = history[index + 1] if index + 1 < len(history) else None
-            points.append(track_point(record, bar_after(state, record, later, earlier)))
-        earlier[record.id] = record
-    bar = state.bar()
-    return StatsPayload(
-        session_id=state.session_id,
-        rolls=len(history),
-        dice=[die_stats(s) for s in summaries(dice)],
-        track=TrackBody(
-            low=bar.low,
-            high=bar.high,
-            label_a=bar.label_a,
-            label_b=bar.label_b,
-            colour_a=bar.colour_a,
-            colour_b=bar.colour_b,
-            tracker=tracker_body(dump(bar)),
-            moves=len(points),
-            points=points[-TRACK_LENGTH:],
-        ),
-        luck=luck_body(luck(history), {r.id: r.seq for r in history}),
-    )
-
-
-LUCK_TOP = 3
-"""The best and worst throws `stats` carries."""
-
-
-def luck_body(found: Luck, seqs: Mapping[str, int]) -> LuckBody:
-    """The session's luck in the shape of `tidetower stats luck --json`, a few throws each."""
-    reasons = Counter(u.reason for u in found.uncounted)
-    return LuckBody(
-        throws=len(found.throws),
-        tallies=[
-            LuckTally(
-                by="actor" if t.by == "actor" else "side",
-                name=t.name,
-                counts=t.counts,
-                throws=t.throws,
-                expected=t.expected,
-                rolled=t.rolled,
-                z=t.z,
-                p=t.p,
-                verdict=t.verdict,
-            )
-            for t in found.tallies()
-        ],
-        best=[luck_throw(t, seqs) for t in found.best(LUCK_TOP)],
-        worst=[luck_throw(t, seqs) for t in found.worst(LUCK_TOP)],
-        uncounted=len(found.uncounted),
-        reasons=[LuckReason(reason=r, count=n) for r, n in reasons.items()],
-        moves=len(found.moves),
-    )
-
-
-def luck_throw(t: Throw, seqs: Mapping[str, int]) -> LuckThrow:
-    """One throw against its odds: who, which, what it scored and how likely that was."""
-    return LuckThrow(
-        id=t.who.id,
-        seq=seqs.get(t.who.id, 0),
-        who=t.who.actor or side_name(t.who.side),
-        side=t.who.side,
-        counts=t.shape.counts,
-        dice=t.shape.dice,
-        rolled=t.rolled,
-        label=t.label,
-        expected=t.shape.mean,
-        chance=t.chance,
-        chance_at_most=t.below,
-    )
-
-
-def die_stats(summary: DieSummary) -> DieStats:
-    """One die's figures, in the shape of `tidetower stats dice --json`."""
-    (most, most_n), (least, least_n) = summary.most, summary.least
-    return DieStats(
-        die=summary.name,
-        throws=summary.throws,
-        typed=summary.typed,
-        faces={str(f): c for f, c in zip(summary.faces, summary.counts, strict=True)},
-        expected=summary.expected,
-        chi2=summary.chi2,
-        df=len(summary.faces) - 1,
-        p=summary.p,
-        most=FaceCount(face=most, count=most_n),
-        least=FaceCount(face=least, count=least_n),
-        throws_needed=summary.needed,
-        more_needed=max(0, summary.needed - summary.throws),
-        verdict=summary.verdict,
-    )
-
-
-def track_point(record: RollRecord, bar: BarState) -> TrackPoint:
-    """A roll that moved the bar, from its first move's start to its last move's end, with
-    the bar it left (its range, and the side it routed)."""
-    motions = record.outcome.motions
-    return TrackPoint(
-        seq=record.seq,
-        id=record.id,
-        who=record.roll.roller or record.context.actor,
-        before=motions[0].before,
-        after=motions[-1].after,
-        cause="; ".join(m.cause for m in motions),
-        routed=bar.routed,
-        low=bar.low,
-        high=bar.high,
-    )
-
-
-def bar_after(
-    state: SessionState,
-    record: RollRecord,
-    later: RollRecord | None,
-    earlier: Mapping[str, RollRecord],
-) -> BarState:
-    """The bar `record` left: the next roll's state before (or the table's now, after the
-    last roll); where the tracker was set up afresh in between (after a rout, as a rule),
-    the roll resolved again from its own state before with the rolls `earlier` (the rules
-    resolve a roll the same way every time); failing that, the bar before it, no rout."""
-    system = get_system(record.system)
-    if later is None:
-        bar = state.bar()
-    else:
-        bar = system.bar(load_tracker(record.system, later.state_before))
-    if bar.position == record.outcome.motions[-1].after:
-        return bar
-    before = load_tracker(record.system, record.state_before)
-    try:
-        after, _ = system.resolve(before, record.context, record.roll, earlier)
-    except (RuleError, DieError, ValueError):
-        return dataclasses.replace(system.bar(before), routed=None)
-    return system.bar(after)

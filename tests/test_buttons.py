@@ -16,7 +16,7 @@ from tidetower.engine.tray import TowerState
 from tidetower.firmware.session_cli import parse_dice
 from tidetower.firmware.sim import SIM_PINS, sim_config
 from tidetower.firmware.tower import Tower, TowerParts
-from tidetower.mqtt.payloads import RollCommand
+from tidetower.mqtt.command_bodies import RollCommand
 from tidetower.vision.settings import Calibration
 from tidetower.vision.sources.simulated import SimulatedSource
 

@@ -12,8 +12,8 @@ from fuzz_strategies import deep_raw
 
 from tidetower.engine.table import Table
 from tidetower.mqtt.bodies import Refused, checked
+from tidetower.mqtt.command_bodies import DieCommand, RollCommand
 from tidetower.mqtt.commands import CommandDesk
-from tidetower.mqtt.payloads import DieCommand, RollCommand
 from tidetower.vision.kinds import KINDS, face_values
 
 

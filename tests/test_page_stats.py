@@ -20,10 +20,10 @@ from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.luck import luck
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
+from tidetower.engine.tray import DieRead
 from tidetower.mqtt.display.server import DisplayServer
-from tidetower.mqtt.payloads import StatsPayload
 from tidetower.mqtt.publisher import TablePublisher
-from tidetower.mqtt.views import stats_payload
+from tidetower.mqtt.stats import StatsPayload, stats_payload
 
 ZHAO = RollContext(
     actor="Zhao", side="a", mode="unopposed", pool=2, params={"tier": "d8", "tide_linked": True}
@@ -273,3 +273,17 @@ def test_the_page_s_luck_panel_shows_who_threw_high(
         expect(page.locator("#luck-worst li").first).to_contain_text("Li (#")
         expect(page.locator("#luck-summary")).to_have_text(f"· {len(HIGH)} throws against the odds")
         expect(page.locator("#luck-uncounted")).to_be_hidden()
+
+
+def test_a_die_the_reader_named_is_counted_under_its_name(tmp_path: Path) -> None:
+    table = Table(tmp_path / "s.db")
+    pool = DieRead("d6", 5, (0.5, 0.1, 0.6, 0.2), 0.9)
+    for omen in (
+        DieRead("d20", 17, (0.1, 0.1, 0.2, 0.2), 0.9, named="white omen"),
+        DieRead("d20", 3, (0.3, 0.1, 0.4, 0.2), 0.9),
+    ):
+        thrown = (Die(DieKind.D6, 5, (0,)), Die(DieKind.D20, omen.value, (1,)))
+        table.record(Roll(thrown), reading=(pool, omen))
+    dice = StatsPayload.model_validate_json(stats_payload(table.state).model_dump_json()).dice
+    counted = {(d.die, d.named, d.throws) for d in dice}
+    assert counted == {("d6", None, 2), ("d20", None, 1), ("d20", "white omen", 1)}

@@ -44,7 +44,7 @@ def test_sim_prints_one_json_line_per_roll_and_repeats_with_a_seed(tmp_path: Pat
         pool = {k for k in kinds if k != "d20"}
         assert len(pool) == 1 and pool <= {"d6", "d8", "d12"}, kinds
         assert {"summary", "facts", "motions"} <= set(roll["outcome"])
-        assert 0 <= roll["bar"]["position"] <= roll["bar"]["high"]
+        assert 0 <= roll["tide"]["position"] <= roll["tide"]["high"]
     again = _rolls(runner.invoke(main, [*args, "--store", str(tmp_path / "b.db")]).output)
     assert [_story(r) for r in again] == [_story(r) for r in rolls]
 
@@ -62,7 +62,7 @@ def test_the_terminal_marks_typed_dice_and_shows_the_gms_actions(tmp_path: Path)
 
 def _story(roll: dict) -> tuple:  # type: ignore[type-arg]
     """What a repeat must reproduce (roll ids name the session, which is new each time)."""
-    return roll["dice"], roll["outcome"]["summary"], roll["bar"]
+    return roll["dice"], roll["outcome"]["summary"], roll["tide"]
 
 
 @pytest.mark.slow
@@ -248,7 +248,7 @@ def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: 
         assert [d["value"] for d in event["dice"]] == [d["value"] for d in line["dice"]]
         # a die the simulated GM typed has no confidence, but lies on the camera's box
         assert all((d["confidence"] is None) == d["typed"] and d["box"] for d in event["dice"])
-    assert bar["position"] == printed[-1]["bar"]["position"]
+    assert bar["position"] == printed[-1]["tide"]["position"]
 
 
 def test_a_tower_that_cannot_start_says_why_and_leaves_nothing(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ function dieFigure(die) {
   figure.className = "die-chart";
   figure.dataset.die = die.die;
   const title = document.createElement("h3");
-  title.textContent = `${die.die} · ${die.throws} throw${die.throws === 1 ? "" : "s"}`;
+  title.textContent = `${die.named || die.die} · ${die.throws} throw${die.throws === 1 ? "" : "s"}`;
   const verdict = document.createElement("p");
   verdict.className = "verdict";
   verdict.textContent = die.verdict;
@@ -77,7 +77,7 @@ function faceChart(die) {
   const step = (width - left - right) / faces.length;
   const low = Math.max(0, die.expected - half), high = die.expected + half;
   const svg = svgNode("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img",
-    "aria-label": `${die.die}: how often each face came up` });
+    "aria-label": `${die.named || die.die}: how often each face came up` });
   svg.append(svgNode("rect", { class: "band", x: left, width: width - left - right, y: y(high),
     height: y(low) - y(high) }, `95 % of a fair die's counts: ${low.toFixed(1)} to ${high.toFixed(1)}`));
   faces.forEach((face, i) => svg.append(...faceBar(face, counts[i], left + i * step, step, y, faces.length)));
