@@ -30,8 +30,8 @@ class Step:
 
     @property
     def moved(self) -> bool:
-        """Whether the throw moved the bar."""
-        return self.after != self.before
+        """Whether the throw moved the bar (there and back again counts: 8 → 9 → 8)."""
+        return self.after != self.before or bool(self.causes)
 
 
 @dataclass(frozen=True)

@@ -235,9 +235,8 @@ class Judge:
             system = get_system(record.system)
             if counts_nothing(system):
                 return f"no odds: {record.system} does not count its rolls"
-            odds = system.odds(
-                self.replay.tracker(record), record.context, self.replay.earlier(record)
-            )
+            tracker, earlier = self.replay.tracker(record), self.replay.earlier(record)
+            odds = system.thrown_odds(tracker, record.context, record.roll, earlier)
         except (RuleError, DieError, KeyError, ValueError) as error:
             return f"no odds: cannot work them out again ({error})"
         if odds is None:

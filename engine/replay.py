@@ -41,9 +41,9 @@ class Replay:
         return self._trackers[key]
 
     def odds_key(self, record: RollRecord) -> tuple[object, ...]:
-        """What a system's odds may depend on: the tracker, the declaration and, for a reply,
-        its opening and how many replies it had before (what `resolve` knows of earlier
-        rolls)."""
+        """What a system's odds may depend on: the tracker, the declaration, the dice thrown
+        and, for a reply, its opening and how many replies it had before (what `resolve`
+        knows of earlier rolls)."""
         context = record.context
         opening: object = None
         if context.reply_to is not None:
@@ -54,7 +54,17 @@ class Replay:
             )
             opening = repr(reply)
         c = context
-        return (*self.state_key(record), c.actor, c.side, c.mode, c.pool, repr(c.params), opening)
+        thrown = tuple(d.kind for d in record.roll.dice)  # an undeclared pool is the one thrown
+        return (
+            *self.state_key(record),
+            c.actor,
+            c.side,
+            c.mode,
+            c.pool,
+            repr(c.params),
+            opening,
+            thrown,
+        )
 
     def add(self, record: RollRecord) -> None:
         """Count `record` as an earlier roll for those after it."""

@@ -190,6 +190,18 @@ class RuleSystem(Generic[StateT]):
         """The value this system's odds count, as the outcome came out (None: nothing counted)."""
         return None
 
+    def thrown_odds(
+        self,
+        state: StateT,
+        context: RollContext,
+        roll: Roll,
+        earlier: Mapping[str, RollRecord],
+    ) -> Odds | None:
+        """The odds a throw had, knowing the dice it was thrown with (where the declaration
+        left the pool to the player, the pool thrown), for judging its luck afterwards; the
+        default: the declared roll's `odds`."""
+        return self.odds(state, context, earlier)
+
     def declared_dice(self, state: StateT, context: RollContext) -> tuple[DieKind, ...] | None:
         """The dice `context` says to throw (a pool of one kind), where it says; None: the
         declaration leaves the dice to the player."""

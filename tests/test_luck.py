@@ -217,3 +217,16 @@ def test_best_and_worst_keep_the_order_of_a_full_sort(store: Path) -> None:
     found = luck(stored_records(store, None))
     assert found.best(3) == sorted(found.throws, key=lambda t: (t.chance, -t.below))[:3]
     assert found.worst(3) == sorted(found.throws, key=lambda t: (t.below, -t.chance))[:3]
+
+
+def test_a_pool_left_to_the_player_is_judged_by_the_dice_thrown(tmp_path: Path) -> None:
+    """The simulated table (and many a real one) declares no pool: the throw's odds are then
+    those of the pool it was thrown with, as if it had been declared."""
+    with Table(tmp_path / "s.db", "tide") as table:
+        table.declare(RollContext(actor="Ann", side="a"))
+        table.record(d8s(8, 7, 6))
+        history = table.state.history
+    found = luck(history)
+    assert found.uncounted == () and len(found.throws) == 1
+    (throw,) = found.throws
+    assert (throw.rolled, throw.shape.mean) == (3, 1.5)  # 3d8 at 5+: each die a coin

@@ -199,6 +199,20 @@ class TideSystem(RuleSystem[TideScene]):
         """The Marks the throw read, as its odds count them."""
         return p.counted(outcome.facts, "marks")
 
+    def thrown_odds(
+        self,
+        state: TideScene,
+        context: RollContext,
+        roll: Roll,
+        earlier: Mapping[str, RollRecord],
+    ) -> Odds | None:
+        pool = [d.kind for d in roll.dice if d.kind in TIERS]
+        if tier(context) is None and pool and len(set(pool)) == 1:
+            params = {**context.params, "tier": pool[0].value}
+            thrown = context.pool if context.pool is not None else len(pool)
+            context = dataclasses.replace(context, pool=thrown, params=params)
+        return self.odds(state, context, earlier)
+
     def declared_dice(self, state: TideScene, context: RollContext) -> tuple[DieKind, ...] | None:
         die = tier(context)
         return None if die is None or context.pool is None else (die,) * context.pool
