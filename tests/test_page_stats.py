@@ -247,6 +247,7 @@ def test_the_page_s_luck_panel_shows_who_threw_high(
         page.locator("body").evaluate("b => b.classList.add('player')")  # players see it too
         found = luck(table.state.history)
         zhao = found.tallies()[0]
+        expect(page.locator("#luck-summary")).to_have_text(f"· {len(HIGH)} throws against the odds")
         rows = page.locator("#luck-rows .luck-row")
         expect(rows).to_have_count(4)
         row = page.locator("#luck-rows .luck-row[data-by=actor][data-name=Zhao]")
@@ -260,10 +261,11 @@ def test_the_page_s_luck_panel_shows_who_threw_high(
         expect(row.locator("rect.expected-bar")).to_have_attribute(
             "data-value", f"{zhao.expected:.1f}"
         )
-        rolled = row.locator("rect.rolled-bar").bounding_box()
-        expected = row.locator("rect.expected-bar").bounding_box()
-        assert rolled is not None and expected is not None
-        assert rolled["width"] > expected["width"]  # rolled more than the odds expected
+        widths = row.evaluate(  # in one step: a later stats message may redraw the row
+            "r => ['rolled', 'expected'].map("
+            "b => r.querySelector(`rect.${b}-bar`).width.baseVal.value)"
+        )
+        assert widths[0] > widths[1]  # rolled more than the odds expected
         li = page.locator("#luck-rows .luck-row[data-by=actor][data-name=Li] .verdict")
         expect(li).not_to_have_text("luckier than the odds")
         best = page.locator("#luck-best li")
