@@ -159,10 +159,11 @@ def _check_chart(page: Page, die: str, counts: Counter[int], faces: int) -> None
         f"95 % of a fair die's counts: {low:.1f} to {high:.1f}"
     )
     # the band lies around the expected line, and a bar's height is its count's share
-    band = chart.locator("rect.band").bounding_box()
-    line = chart.locator("line.expected").bounding_box()
-    assert band is not None and line is not None
-    assert band["y"] < line["y"] < band["y"] + band["height"]
+    top, height, line = chart.evaluate(  # in one step: a later stats message may redraw it
+        "c => { const b = c.querySelector('rect.band'); const l = c.querySelector('line.expected');"
+        " return [b.y.baseVal.value, b.height.baseVal.value, l.y1.baseVal.value]; }"
+    )
+    assert top < line < top + height
 
 
 def _screenshot(page: Page) -> None:
