@@ -281,7 +281,7 @@ def test_the_tower_says_its_disk_is_full_and_carries_on_once_freed(small_disk: P
     after, check = _kept(store)
     assert check == "ok"
     assert [r["roll"] for r in rolls] == [r.id for r in after.history]  # every roll it said
-    assert rolls[-1]["bar"] == dump(after.bar())
+    assert rolls[-1]["tide"] == dump(after.bar())
 
 
 def _drain(lines: queue.Queue[str | None], into: list[str]) -> None:
