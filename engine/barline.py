@@ -75,32 +75,50 @@ def step_of(system: RuleSystem[Any], record: RollRecord, replay: Replay) -> tupl
     return before, dataclasses.replace(step, routed=routed)
 
 
+class BarWalk:
+    """The bar of one system taken one record at a time, oldest first, so a session's story
+    is kept up to date roll by roll rather than resolved again from its first roll."""
+
+    def __init__(self, system_name: str) -> None:
+        """No record walked yet."""
+        self.name = system_name
+        self.system = get_system(system_name)
+        self.replay = Replay()
+        self.bars: list[BarState] = []
+        self.steps: list[Step] = []
+
+    def add(self, record: RollRecord) -> None:
+        """The next record's step, when it is of this system."""
+        if record.system == self.name:
+            try:
+                bar, step = step_of(self.system, record, self.replay)
+                self.bars.append(bar)
+                self.steps.append(step)
+            except (RuleError, DieError, ValueError):
+                pass  # a tracker that cannot be read again: nothing to draw
+        self.replay.add(record)
+
+    def line(self) -> Barline | None:
+        """The bar over the records walked; None when none is of the system."""
+        if not self.bars:
+            return None
+        last = self.bars[-1]
+        low, high = min(b.low for b in self.bars), max(b.high for b in self.bars)
+        return Barline(
+            self.name,
+            low,
+            high,
+            last.label_a,
+            last.label_b,
+            last.colour_a,
+            last.colour_b,
+            tuple(self.steps),
+        )
+
+
 def barline(records: Iterable[RollRecord], system_name: str) -> Barline | None:
     """The bar of `system_name` over `records` (oldest first); None when none is of it."""
-    system = get_system(system_name)
-    replay = Replay()
-    bars: list[BarState] = []
-    steps: list[Step] = []
+    walk = BarWalk(system_name)
     for record in records:
-        if record.system == system_name:
-            try:
-                bar, step = step_of(system, record, replay)
-            except (RuleError, DieError, ValueError):
-                continue  # a tracker that cannot be read again: nothing to draw
-            bars.append(bar)
-            steps.append(step)
-        replay.add(record)
-    if not bars:
-        return None
-    last = bars[-1]
-    low, high = min(b.low for b in bars), max(b.high for b in bars)
-    return Barline(
-        system_name,
-        low,
-        high,
-        last.label_a,
-        last.label_b,
-        last.colour_a,
-        last.colour_b,
-        tuple(steps),
-    )
+        walk.add(record)
+    return walk.line()

@@ -255,22 +255,38 @@ class Judge:
         return Throw(who, shape, rolled)
 
 
+class LuckWalk:
+    """The table's luck taken one record at a time, oldest first, so a session's is kept up
+    to date roll by roll rather than worked out again from its first roll."""
+
+    def __init__(self) -> None:
+        """No record judged yet."""
+        self.judge = Judge()
+        self.throws: list[Throw] = []
+        self.uncounted: list[Uncounted] = []
+        self.moves: list[Move] = []
+
+    def add(self, record: RollRecord) -> None:
+        """Judge the next record against its odds and note its moves of the bar."""
+        who = who_of(record)
+        found = self.judge.judge(record, who)
+        if isinstance(found, Throw):
+            self.throws.append(found)
+        else:
+            self.uncounted.append(found)
+        motions = record.outcome.motions
+        self.moves += [
+            Move(who, m.cause, m.before, m.after) for m in motions if m.before != m.after
+        ]
+
+    def luck(self) -> Luck:
+        """The luck of the records added so far."""
+        return Luck(tuple(self.throws), tuple(self.uncounted), tuple(self.moves))
+
+
 def luck(records: Iterable[RollRecord]) -> Luck:
     """The table's luck over `records`, oldest first."""
-    judge = Judge()
-    throws: list[Throw] = []
-    uncounted: list[Uncounted] = []
-    moves: list[Move] = []
+    walk = LuckWalk()
     for record in records:
-        who = who_of(record)
-        found = judge.judge(record, who)
-        if isinstance(found, Throw):
-            throws.append(found)
-        else:
-            uncounted.append(found)
-        moves += [
-            Move(who, m.cause, m.before, m.after)
-            for m in record.outcome.motions
-            if m.before != m.after
-        ]
-    return Luck(tuple(throws), tuple(uncounted), tuple(moves))
+        walk.add(record)
+    return walk.luck()

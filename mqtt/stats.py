@@ -4,18 +4,19 @@ engine/barline.py and engine/luck.py doing the counting)."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tidetower.engine.barline import Barline, barline
+from tidetower.engine.barline import Barline, BarWalk
 from tidetower.engine.codec import dump
-from tidetower.engine.luck import Luck, Throw, luck, side_name
-from tidetower.engine.rules import Side
+from tidetower.engine.luck import Luck, LuckWalk, Throw, side_name
+from tidetower.engine.rules import RollRecord, Side
 from tidetower.engine.session import SessionState
-from tidetower.engine.stats import DieSummary, dice_of, summaries
+from tidetower.engine.stats import Counted, DieSummary, dice_of, summaries
 from tidetower.engine.tray import DieName
 from tidetower.mqtt.payloads import Published, TrackerBody
 from tidetower.mqtt.views import tracker_body
@@ -148,15 +149,68 @@ class StatsPayload(Published):
 
 def stats_payload(state: SessionState) -> StatsPayload:
     """The retained `stats`: each die's fairness figures over the session's whole history,
-    and the bar's moves under the active system, from one pass over the history."""
-    history = state.history
-    dice = [die for record in history for die in dice_of(record)]
-    seqs = {r.id: r.seq for r in history}
-    points = track_points(barline(history, state.system), seqs)
+    the bar's moves under the active system and the table's luck, worked out afresh."""
+    return SessionStats().payload(state)
+
+
+class SessionStats:
+    """A session's `stats` kept up to date: a state whose history extends the one counted
+    last (the same rolls, new ones after them) counts only its new rolls; any other (an
+    undo, another session or system) is counted again from its first roll."""
+
+    def __init__(self) -> None:
+        """Nothing counted yet."""
+        self._lock = threading.Lock()  # the outbox thread and a reconnect may both ask
+        self._walked: _Walked | None = None
+
+    def payload(self, state: SessionState) -> StatsPayload:
+        """The retained `stats` of `state`."""
+        with self._lock:
+            walked = self._walked
+            if walked is None or not walked.extended_by(state):
+                walked = self._walked = _Walked(state.system)
+            walked.walk(state.history)
+            return _payload(state, walked.dice, walked.bar.line(), walked.luck.luck())
+
+
+class _Walked:
+    """The rolls of one system's session counted so far: dice, luck and the bar's story."""
+
+    def __init__(self, system: str) -> None:
+        self.system = system
+        self.counted: tuple[RollRecord, ...] = ()
+        self.dice: list[Counted] = []
+        self.luck = LuckWalk()
+        self.bar = BarWalk(system)
+
+    def extended_by(self, state: SessionState) -> bool:
+        """Whether `state` holds the rolls counted, the very same ones, and maybe more."""
+        history = state.history
+        return (
+            state.system == self.system
+            and len(history) >= len(self.counted)
+            and all(a is b for a, b in zip(self.counted, history, strict=False))
+        )
+
+    def walk(self, history: tuple[RollRecord, ...]) -> None:
+        """Count the rolls of `history` after those counted."""
+        for record in history[len(self.counted) :]:
+            self.dice.extend(dice_of(record))
+            self.luck.add(record)
+            self.bar.add(record)
+        self.counted = history
+
+
+def _payload(
+    state: SessionState, dice: list[Counted], line: Barline | None, found: Luck
+) -> StatsPayload:
+    """The payload from the session's counted dice, its bar's story and its luck."""
+    seqs = {r.id: r.seq for r in state.history}
+    points = track_points(line, seqs)
     bar = state.bar()
     return StatsPayload(
         session_id=state.session_id,
-        rolls=len(history),
+        rolls=len(state.history),
         dice=[die_stats(s) for s in summaries(dice)],
         track=TrackBody(
             low=bar.low,
@@ -169,7 +223,7 @@ def stats_payload(state: SessionState) -> StatsPayload:
             moves=len(points),
             points=points[-TRACK_LENGTH:],
         ),
-        luck=luck_body(luck(history), {r.id: r.seq for r in history}),
+        luck=luck_body(found, seqs),
     )
 
 

@@ -23,7 +23,7 @@ from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead
 from tidetower.mqtt.display.server import DisplayServer
 from tidetower.mqtt.publisher import TablePublisher
-from tidetower.mqtt.stats import StatsPayload, stats_payload
+from tidetower.mqtt.stats import SessionStats, StatsPayload, stats_payload
 
 ZHAO = RollContext(
     actor="Zhao", side="a", mode="unopposed", pool=2, params={"tier": "d8", "tide_linked": True}
@@ -290,3 +290,22 @@ def test_a_die_the_reader_named_is_counted_under_its_name(tmp_path: Path) -> Non
     dice = StatsPayload.model_validate_json(stats_payload(table.state).model_dump_json()).dice
     counted = {(d.die, d.named, d.throws) for d in dice}
     assert counted == {("d6", None, 2), ("d20", None, 1), ("d20", "white omen", 1)}
+
+
+def test_the_kept_stats_are_the_stats_worked_out_afresh_roll_by_roll(tmp_path: Path) -> None:
+    """The publisher counts each new roll once; after every roll, an undo and a redo its
+    payload is the one the whole history gives."""
+    table = Table(tmp_path / "s.db")
+    kept = SessionStats()
+    for n, faces in enumerate(((8, 7, 20), (1, 2, 1), (5, 5, 13), (6, 1, 2))):
+        side = "ab"[n % 2]
+        table.declare(RollContext(actor=side.upper(), side=side, params={"tide_linked": True}))
+        table.record(
+            Roll((Die(DieKind.D8, faces[0]), Die(DieKind.D8, faces[1]), Die(DieKind.D20, faces[2])))
+        )
+        assert kept.payload(table.state) == stats_payload(table.state)
+    table.undo()
+    assert kept.payload(table.state) == stats_payload(table.state)
+    table.redo()
+    assert kept.payload(table.state) == stats_payload(table.state)
+    assert kept.payload(table.state).rolls == 4
