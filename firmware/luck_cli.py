@@ -9,7 +9,6 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from tidetower.engine.replay import record_of
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.systems import get_system
+from tidetower.firmware.export import iso_time
 from tidetower.firmware.picture import svg
 
 CAVEAT = (
@@ -57,11 +57,6 @@ def stored_records(store: Path, since: float | None) -> list[RollRecord]:
         raise click.ClickException(f"cannot read {store}: {error}") from None
 
 
-def when(at: float | None) -> str | None:
-    """A time as ISO 8601 in UTC (None: unknown)."""
-    return None if at is None else datetime.fromtimestamp(at, UTC).isoformat()
-
-
 def who_json(who: Who) -> dict[str, Any]:
     """Who threw, as JSON."""
     return {
@@ -69,7 +64,7 @@ def who_json(who: Who) -> dict[str, Any]:
         "actor": who.actor,
         "side": who.side,
         "system": who.system,
-        "time": when(who.at),
+        "time": iso_time(who.at) or None,
     }
 
 
@@ -130,7 +125,7 @@ def tally_line(t: Tally) -> str:
 def throw_line(t: Throw, luckiest: bool = True) -> str:
     """One throw on a line: who, what, when and its chance (of as much, or as little)."""
     who = t.who.actor or side_name(t.who.side)
-    at = when(t.who.at) or "time unknown"
+    at = iso_time(t.who.at) or "time unknown"
     return (
         f"  {who} ({t.who.id}, {at}): {t.shape.dice} rolled {t.label} {t.shape.counts},"
         f" expected {t.shape.mean:.2f}; chance of {'at least' if luckiest else 'at most'} that"

@@ -18,6 +18,7 @@ from tidetower.engine.stats import Counted, DieSummary, dice_of, dice_of_body, s
 from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.tray import DIE_NAMES
 from tidetower.firmware.assign import store_option
+from tidetower.firmware.luck_cli import print_luck, stored_records, write_picture
 
 CAVEAT = (
     "p is how often a fair die would look at least this uneven. 'No sign of bias' is not proof"
@@ -187,8 +188,6 @@ def luck(
     as_json: bool,
 ) -> None:
     """How lucky was the table? Each throw against its odds, per actor and side."""
-    from tidetower.firmware.luck_cli import print_luck, stored_records
-
     records = stored_records(store_of(store, config), since_epoch(since))
     print_luck(records, actor, as_json, top, moves)
 
@@ -205,8 +204,6 @@ def luck(
 )
 def tracker(store: Path, config: Path | None, since: datetime | None, out: Path) -> None:
     """The bar's story over the throws as a small SVG: each move, who moved it, routs."""
-    from tidetower.firmware.luck_cli import stored_records, write_picture
-
     line = write_picture(stored_records(store_of(store, config), since_epoch(since)), out)
     moved = sum(s.moved for s in line.steps)
     click.echo(f"wrote {out}: {len(line.steps)} throws of {line.system}, {moved} moves")
