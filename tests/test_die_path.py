@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from mqtt_fixtures import Listener, Mosquitto
 
+from tidetower.engine.dice import Die, DieKind, Roll
 from tidetower.engine.rules import RollContext
 from tidetower.engine.session import new_session
 from tidetower.engine.store import SessionStore
@@ -187,3 +190,36 @@ def test_the_led_node_keeps_a_tracker_s_segments() -> None:
         segments=[("Alarm", 2, 6), ("Escape", 1, 4)],
     )
     assert bar_state(wire).segments == (("Alarm", 2, 6), ("Escape", 1, 4))
+
+
+def _as_schema_2(context: dict[str, object]) -> dict[str, object]:
+    """A declaration as schema 2 stored it: the Tide's fields beside the shared ones, each
+    at its default (false, none) when it was not declared."""
+    own = context.pop("params")
+    assert isinstance(own, dict)
+    return {"tide_linked": False, "tier": None, "marks": None, **context, **own, "params": {}}
+
+
+def test_a_schema_2_store_keeps_each_declaration_s_own_fields(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    opening = RollContext(
+        actor="Zhao", side="a", mode="tide", pool=2, params={"tier": "d8", "tide_linked": True}
+    )
+    with Table(path) as table:
+        table.declare(opening)
+        table.record(Roll((Die(DieKind.D8, 5), Die(DieKind.D8, 3), Die(DieKind.D20, 20))))
+        table.declare(RollContext(actor="Li", side="b", params={"marks": 2}))
+    with sqlite3.connect(path) as db:  # rewritten as the tower before schema 3 wrote it
+        (session,) = db.execute("SELECT body FROM session").fetchone()
+        body = json.loads(session)
+        body["declared"] = _as_schema_2(body["declared"])
+        db.execute("UPDATE session SET schema = 2, body = ?", (json.dumps(body),))
+        for seq, roll in db.execute("SELECT seq, body FROM rolls").fetchall():
+            record = json.loads(roll)
+            record["context"] = _as_schema_2(record["context"])
+            db.execute("UPDATE rolls SET body = ? WHERE seq = ?", (json.dumps(record), seq))
+    with SessionStore(path, read_only=True) as store:
+        state = store.load()
+    assert state is not None
+    assert state.history[0].context == opening
+    assert state.declared == RollContext(actor="Li", side="b", params={"marks": 2})
