@@ -207,3 +207,7 @@ def tracker(store: Path, config: Path | None, since: datetime | None, out: Path)
     line = write_picture(stored_records(store_of(store, config), since_epoch(since)), out)
     moved = sum(s.moved for s in line.steps)
     click.echo(f"wrote {out}: {len(line.steps)} throws of {line.system}, {moved} moves")
+
+
+stats_group.add_command(tracker, "tide")
+"""The bar is the `tide` topic on the wire, and a table asks for its story by that name too."""

@@ -170,7 +170,7 @@ def test_the_tracker_picture_moves_and_rout(tmp_path: Path) -> None:
     assert moved > 3
     out = tmp_path / "bar.svg"
     before = _fingerprint(path)
-    assert f"{moved} moves" in _cli("stats", "tracker", "--store", str(path), "--out", str(out))
+    assert f"{moved} moves" in _cli("stats", "tide", "--store", str(path), "--out", str(out))
     root = ET.fromstring(out.read_text())
     ns = "{http://www.w3.org/2000/svg}"
     moves = [c for c in root.iter(f"{ns}circle") if c.get("class") == "move"]

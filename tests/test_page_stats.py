@@ -3,7 +3,8 @@ die's counts and figures over the session, the bar's moves) and the page's Dice 
 the session" panels, drawn as SVG by the page itself, in real headless Chromium over
 Mosquitto.
 
-`TIDETOWER_SCREENS=docs/screens` also writes the two panels' picture, docs/screens/stats.png.
+`TIDETOWER_SCREENS=docs/screens` also writes the panels' pictures, docs/screens/stats.png and
+luck.png.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def test_the_page_draws_each_die_s_chart_and_the_bar_over_the_session(
         )
         expect(page.locator("#track-chart line.setup")).to_have_count(1)  # set up afresh
         expect(page.locator("#track-summary")).to_have_text(f"· {len(moved)} moves, 1 rout")
-        _screenshot(page)
+        _screenshot(page, "stats.png", "#dice-panel", "#track-panel")
 
         table.undo()  # the rout taken back: both panels follow the session
         expect(dots).to_have_count(len(moved) - 1)
@@ -166,22 +167,21 @@ def _check_chart(page: Page, die: str, counts: Counter[int], faces: int) -> None
     assert top < line < top + height
 
 
-def _screenshot(page: Page) -> None:
-    """The two panels' picture for the docs, when TIDETOWER_SCREENS names a folder."""
+def _screenshot(page: Page, picture: str, *panels: str) -> None:
+    """The panels' picture for the docs, when TIDETOWER_SCREENS names a folder."""
     folder = os.environ.get("TIDETOWER_SCREENS")
     if not folder:
         return
     page.set_viewport_size({"width": 1100, "height": 900})
     page.locator("body").evaluate("b => b.classList.add('table-view')")  # no GM controls
-    dice = page.locator("#dice-panel").bounding_box()
-    track = page.locator("#track-panel").bounding_box()
-    assert dice is not None and track is not None
-    x0, y0 = min(dice["x"], track["x"]), min(dice["y"], track["y"])
-    x1 = max(dice["x"] + dice["width"], track["x"] + track["width"])
-    y1 = max(dice["y"] + dice["height"], track["y"] + track["height"])
+    boxes = [box for box in (page.locator(p).bounding_box() for p in panels) if box]
+    assert len(boxes) == len(panels)
+    x0, y0 = min(b["x"] for b in boxes), min(b["y"] for b in boxes)
+    x1 = max(b["x"] + b["width"] for b in boxes)
+    y1 = max(b["y"] + b["height"] for b in boxes)
     Path(folder).mkdir(parents=True, exist_ok=True)
     page.screenshot(
-        path=str(Path(folder) / "stats.png"),
+        path=str(Path(folder) / picture),
         clip={"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
         full_page=True,
     )
@@ -189,7 +189,7 @@ def _screenshot(page: Page) -> None:
 
 
 HIGH = [(ZHAO, (8, 8, 10)), (LI, (3, 4, 11))] * 6
-"""Zhao throws the d8s' best every time; Li middling: six throws each."""
+"""Zhao throws the d8s' best every time; Li scores no Marks: six throws each."""
 
 
 def _play_high(table: Table) -> None:
@@ -276,6 +276,7 @@ def test_the_page_s_luck_panel_shows_who_threw_high(
         expect(page.locator("#luck-worst li").first).to_contain_text("Li (#")
         expect(page.locator("#luck-summary")).to_have_text(f"· {len(HIGH)} throws against the odds")
         expect(page.locator("#luck-uncounted")).to_be_hidden()
+        _screenshot(page, "luck.png", "#luck-panel")
 
 
 def test_a_die_the_reader_named_is_counted_under_its_name(tmp_path: Path) -> None:
