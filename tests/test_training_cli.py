@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-COMMANDS = ("d6", "d6_quantize", "numerals")
+COMMANDS = ("d6", "d6_quantize", "numerals", "recogniser_tune")
 WITHOUT_EXTRA = (
     "import runpy, sys; sys.modules.update(torch=None, onnx=None); "
     "sys.argv[0] = {module!r}; runpy.run_module({module!r}, run_name='__main__')"
