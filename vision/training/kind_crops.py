@@ -89,7 +89,8 @@ def dice_values(folder: Path = DATA / "dice-values") -> Iterator[Sample]:
             yield Sample(photo, die.x, die.y, die.side, cls, family(meta[name]["group"]))
 
 
-def _boxed(image: np.ndarray, box: Box) -> tuple[float, float, float]:
+def boxed(image: np.ndarray, box: Box) -> tuple[float, float, float]:
+    """Return a labelled box's centre and side in the photo's pixels."""
     h, w = image.shape[:2]
     side = ((box[2] - box[0]) * w + (box[3] - box[1]) * h) / 2
     return (box[0] + box[2]) * w / 2, (box[1] + box[3]) * h / 2, side
@@ -106,7 +107,7 @@ def labelled_trays(
             continue
         for die in item.dice:
             kind = "pips" if pips else SHAPES.get(die.die, die.die)
-            yield Sample(image, *_boxed(image, die.box), KIND_CLASSES.index(kind), fold)
+            yield Sample(image, *boxed(image, die.box), KIND_CLASSES.index(kind), fold)
 
 
 def rune55(folds: tuple[str, ...] = RUNE55_LEARNED) -> Iterator[Sample]:
@@ -154,7 +155,7 @@ def renders(seeds: range, spec: TraySpec = EVERY_KIND) -> Iterator[Sample]:
             SHAPES.get(d.die, d.die) if d.numerals or d.die != "d6" else "pips" for d in tray.dice
         ]
         for d, kind in zip(tray.dice, kinds, strict=True):
-            yield Sample(tray.image, *_boxed(tray.image, d.box), KIND_CLASSES.index(kind), "synth")
+            yield Sample(tray.image, *boxed(tray.image, d.box), KIND_CLASSES.index(kind), "synth")
         for c in find_dice(tray.image, FIND):
             hit = next(
                 (k for d, k in zip(tray.dice, kinds, strict=True) if _holds(d.box, c, w, h)), "none"

@@ -24,7 +24,7 @@ from tidetower.vision.kinds import face_text, face_values
 from tidetower.vision.numerals.faces import FAMILY, TURNS, WINDOW, texts
 from tidetower.vision.progress import progress
 from tidetower.vision.score import load_labels
-from tidetower.vision.training.kind_crops import DATA, close_up_die, family
+from tidetower.vision.training.kind_crops import DATA, boxed, close_up_die, family
 
 SPAN = 1.2
 """A crop spans this many die sides: the reader's window at every turn, and room to shift."""
@@ -68,11 +68,8 @@ def numerals_taught(folder: Path = DATA / "numerals-taught") -> Iterator[Die]:
         image = cv2.imread(str(item.path))
         if image is None:
             continue
-        h, w = image.shape[:2]
         for d in item.dice:
-            x, y = (d.box[0] + d.box[2]) * w / 2, (d.box[1] + d.box[3]) * h / 2
-            side = ((d.box[2] - d.box[0]) * w + (d.box[3] - d.box[1]) * h) / 2
-            yield Die(image, x, y, side, d.die, d.value, "taught", item.path.stem)
+            yield Die(image, *boxed(image, d.box), d.die, d.value, "taught", item.path.stem)
 
 
 def crop(die: Die) -> bytes:
