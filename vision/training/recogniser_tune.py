@@ -4,7 +4,7 @@
 crops.npz --out DIR [--folds wood] [--train-last 0.5]` (the crops from
 `recogniser_crops`; the model from the rapidocr wheel). It stands alone, importing no
 tidetower (torch, onnx, onnx2torch, OpenCV, numpy), so that it runs on a bare machine with an
-accelerator; on two CPU cores one fold takes about 17 minutes.
+accelerator; on two CPU cores one fold takes about 15 minutes (6 with `--upright`).
 
 The recogniser is converted to torch with its padding written out at the reader's line size
 (48x64) and its last softmax left off. Each die is cut as `faces.lines` cuts it, near its
