@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "stats": "tidetower.firmware.stats_cli:stats_group",
     "read": "tidetower.vision.cli:read_command",
     "teach": "tidetower.firmware.teach_cli:teach_command",
+    "dice": "tidetower.firmware.dice_cli:dice_group",
     "ledbar": "tidetower.mqtt.ledbar.node:ledbar_command",
     "display": "tidetower.mqtt.display.server:display_command",
     "gm": "tidetower.mqtt.gm_cli:gm_command",

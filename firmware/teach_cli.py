@@ -26,6 +26,7 @@ import numpy as np
 from tidetower.engine.tray import Reading
 from tidetower.firmware.config import ConfigError, TowerConfig, load_config
 from tidetower.firmware.corrections import Corrections
+from tidetower.firmware.dice_cli import dice_folder
 from tidetower.firmware.learn import learn_from_corrections, profile_home
 from tidetower.firmware.profiles import rollback
 from tidetower.firmware.sim import sim_config
@@ -270,7 +271,8 @@ def _teach_photos(
         labels[paths[-1].name] = {"die": kind, "value": value}
     (folder / "labels.json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
     names = {kind: name} if name else {}
-    return teach(profile, folder / "labels.json", paths, names, config.camera.reader, progress)
+    reader, dice = config.camera.reader, dice_folder(config.table.store)
+    return teach(profile, folder / "labels.json", paths, names, reader, progress, dice)
 
 
 def _calibration(config: TowerConfig) -> Calibration:
@@ -301,6 +303,8 @@ def _say(report: TeachReport, profile: Path) -> None:
         f"check trays read right: {100 * report.before:.1f} % before, "
         f"{100 * report.after:.1f} % with it{skipped_words}"
     )
+    if report.dice:
+        click.echo(f"each read by a reader of its own: {', '.join(report.dice)}")
 
 
 @click.command("teach")

@@ -18,13 +18,14 @@ from tidetower.firmware.buttons import Buttons
 from tidetower.firmware.config import TowerConfig
 from tidetower.firmware.corrections import Corrections, CorrectionWatch
 from tidetower.firmware.devices import TowerDevices
+from tidetower.firmware.dice_cli import dice_folder
 from tidetower.firmware.learn import STOP_SECONDS, Learner, profile_home
 from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.mqtt.commands import CommandDesk
 from tidetower.vision.calibrate import load_calibration
 from tidetower.vision.read import read_dice
-from tidetower.vision.settings import Calibration
+from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource
 from tidetower.vision.sources.registry import CameraConfig
@@ -79,6 +80,7 @@ class Tower:
         self.config, self.parts = config, parts
         self.camera, self.calibration = parts.camera, parts.calibration
         self._opened: list[Any] = [parts.camera]  # closed in reverse if a later step fails
+        self._reader: tuple[ReaderSettings | None, ReaderSettings] = (None, config.camera.reader)
         try:
             self.devices = self._opened_part(self.init_devices())
             self.table = self._opened_part(self.init_table())
@@ -111,7 +113,20 @@ class Tower:
 
     def read(self, frame: Any) -> Reading:
         """Read one settled frame with this tower's calibration and reader settings."""
-        return read_dice(frame, self.calibration, self.config.camera.reader)
+        return read_dice(frame, self.calibration, self.reader)
+
+    @property
+    def reader(self) -> ReaderSettings:
+        """The config's reader settings, reading the table's dice beside the store unless
+        the config names a folder of its own (made once per settings: an adopted profile
+        makes new ones)."""
+        reader = self.config.camera.reader
+        if reader.dice:
+            return reader
+        if self._reader[0] is not reader:
+            dice = str(dice_folder(self.config.table.store))
+            self._reader = (reader, replace(reader, dice=dice))
+        return self._reader[1]
 
     def init_loop(self) -> ReadLoop:
         """The read loop over the camera, table and devices."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -12,6 +13,8 @@ from tidetower.engine.tray import Box, DieRead, Reading, SetAside, Unreadable
 from tidetower.vision.colours import body_colour, colour_name
 from tidetower.vision.d6.decide import Verdict, split
 from tidetower.vision.d6.find import MIN_DIE_PX, Candidate, find_dice
+from tidetower.vision.dice.table import PROFILE_DICE
+from tidetower.vision.dice.which import Known, by_table, table_at
 from tidetower.vision.numerals.decide import TAUGHT_TURNS, as_taught, judge_all, look, net_of
 from tidetower.vision.numerals.profile import Match, Profile, load_profile
 from tidetower.vision.numerals.recogniser import RecogniserMissing, model_path
@@ -201,7 +204,22 @@ def close_up(work: np.ndarray) -> Candidate:
 def judge(
     frame: np.ndarray, work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
 ) -> list[Verdict]:
-    """Judge every candidate (its kind, then its pips or numerals); a taught profile's match
+    """Judge every candidate (its kind, then its pips or numerals); a die of the table's own
+    is then read by its own reader (`vision.dice`)."""
+    return by_table(frame, judge_untaught(frame, work, candidates, settings), table_of(settings))
+
+
+def table_of(settings: ReaderSettings) -> tuple[Known, ...]:
+    """The table's dice the settings name: in the profile's `dice/` and the `dice` folder."""
+    folders = [Path(settings.profile) / PROFILE_DICE] if settings.profile else []
+    folders += [Path(settings.dice)] if settings.dice else []
+    return tuple(die for folder in folders for die in table_at(folder))
+
+
+def judge_untaught(
+    frame: np.ndarray, work: np.ndarray, candidates: list[Candidate], settings: ReaderSettings
+) -> list[Verdict]:
+    """Judge every candidate as a die the tower has not met; a taught profile's match
     stands over the reader's verdict."""
     profile = load_profile(settings.profile) if settings.profile else None
     judged = judge_all(frame, work, candidates, settings, profile.faces if profile else None)

@@ -155,7 +155,10 @@ class ReaderSettings:
     of the shipped one."""
     profile: Annotated[str | None, AfterValidator(_readable_profile)] = None
     """A folder of the table's taught dice (`tidetower teach`): a die close to a taught face
-    reads as that face; others are read as without it."""
+    reads as that face; others are read as without it. Its `dice/` are read as `dice` are."""
+    dice: str | None = None
+    """A folder of the table's own dice (`tidetower dice`), each read by a reader of its own
+    taught from its photos; a die none of them claims is read as a die the tower has not met."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,9 @@ from tidetower.engine.tray import Box
 from tidetower.vision.colours import body_colour, lab_of
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.nets import face_crop
+from tidetower.vision.d6.pips import count_pips
+from tidetower.vision.dice.table import PROFILE_DICE
+from tidetower.vision.dice.teach import Seen, keep_taught, seen_in, taught_dice
 from tidetower.vision.kinds import check_face
 from tidetower.vision.numerals.faces import WINDOW, read_face
 from tidetower.vision.numerals.nets import MARGIN, crop_size, run_numerals
@@ -73,6 +76,8 @@ class TeachReport:
     after: float
     skipped: tuple[str, ...] = ()
     """Photos labelled with no dice (an empty tray): nothing in them to teach."""
+    dice: tuple[str, ...] = ()
+    """The table's dice kept in the profile's `dice/`, each read by its own reader."""
 
 
 def parse_labels(raw: Mapping[str, Any], name: str) -> list[tuple[str, int, Box | None]]:
@@ -142,9 +147,11 @@ def learn(
     to_frame: Callable[[np.ndarray], np.ndarray],
     along: Along = quietly,
     work_size: int = 640,
+    seen: list[Seen] | None = None,
 ) -> tuple[Profile, dict[str, int]]:
     """Return the base profile extended with every die's views and, for numeral dice, the
-    recogniser's signature of it; and the views per class."""
+    recogniser's signature of it; and the views per class. Each die as its own reader cuts
+    it goes into `seen`, when given."""
     embeddings: list[np.ndarray] = []
     labels: list[str] = []
     added: dict[str, int] = {}
@@ -160,7 +167,17 @@ def learn(
             labels.extend([die.label] * len(TURNS))
             added[die.label] = added.get(die.label, 0) + len(TURNS)
             faces = taught_face(faces, frame, work, candidate, die.label)
+            if seen is not None:
+                seen.append(seen_of(frame, work, candidate, die.label))
     return base.extended(np.concatenate(embeddings), labels, dict(names), faces), added
+
+
+def seen_of(frame: np.ndarray, work: np.ndarray, c: Candidate, label: str) -> Seen:
+    """Return a labelled die as the table's dice keep it (a d6 is a pip die when its pips
+    count to its label)."""
+    kind, value = label.split(":")[0], int(label.split(":")[1])
+    pips = kind == "d6" and count_pips(work, c).value == value
+    return seen_in(frame, c.box(work.shape[1], work.shape[0]), kind, value, pips)
 
 
 def taught_face(
@@ -270,10 +287,12 @@ def teach(
     names: Mapping[str, str] | None = None,
     settings: ReaderSettings | None = None,
     along: Along = quietly,
+    keep_in: Path | None = None,
 ) -> TeachReport:
     """Teach the dice in labelled photos into the profile folder (made or extended); raise
     TeachError, writing nothing, when a label or photo is wrong or the profile costs dice.
-    `along` shows how far it got (`progress` on a terminal)."""
+    Each die is kept with its photos in `keep_in` (else the profile's `dice/`). `along`
+    shows how far it got (`progress` on a terminal)."""
     settings = replace(settings or ReaderSettings(), profile=None)
     dice, skipped = labelled(load_label_file(labels_path), images)
 
@@ -288,7 +307,8 @@ def teach(
         folder,
         run_numerals(np.zeros((1, crop_size(), crop_size(), 3), np.uint8)).embeddings.shape[1],
     )
-    profile, added = learn(dice, names or {}, base, to_frame, along, settings.work_size)
+    seen: list[Seen] = []
+    profile, added = learn(dice, names or {}, base, to_frame, along, settings.work_size, seen)
     with tempfile.TemporaryDirectory(prefix="tidetower-teach-") as tmp:
         before, after = check_cost(
             profile, lambda im, s: read_dice(im, settings=s), settings, Path(tmp), along
@@ -299,4 +319,5 @@ def teach(
             f"the check trays' dice right, without it {100 * before:.1f} %"
         )
     profile.save(folder, len(images))
-    return TeachReport(added, before, after, skipped)
+    kept = keep_taught(keep_in or folder / PROFILE_DICE, taught_dice(seen, names or {}))
+    return TeachReport(added, before, after, skipped, tuple(d.name for d in kept))

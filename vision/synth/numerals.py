@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import cv2
 import numpy as np
@@ -41,6 +42,9 @@ class NumeralLook:
     """A second plastic colour swirled into the body (marbled dice)."""
     glow: float = 1.0
     """How much brighter than its light the plastic shows: fluorescent dice glow."""
+    layout: int | None = None
+    """Seed of the one numbering this die has (opposite faces summing as on real dice), so
+    each throw shows the same neighbours around a face; None: a new numbering each throw."""
 
 
 @dataclass(frozen=True)
@@ -106,15 +110,21 @@ def pose_die(
     centre: tuple[float, float],
     size: float,
     camera: Camera,
+    layout: int | None = None,
 ) -> Pose:
     """Lay a die of `kind` showing `value` so its top face lands near `centre` in the image;
-    `size` is its circumscribed diameter in floor pixels."""
+    `size` is its circumscribed diameter in floor pixels. A `layout` numbers its faces as
+    one physical die is numbered (`numbering`)."""
     shape = solid(kind)
-    values = list(face_values(kind))
-    top = int(rng.integers(len(shape.faces)))
-    others = [v for v in values if v != value]
-    rng.shuffle(others)
-    assigned = [*others[:top], value, *others[top:]]
+    if layout is None:
+        values = list(face_values(kind))
+        top = int(rng.integers(len(shape.faces)))
+        others = [v for v in values if v != value]
+        rng.shuffle(others)
+        assigned = [*others[:top], value, *others[top:]]
+    else:
+        assigned = list(numbering(kind, layout))
+        top = assigned.index(value)
     turn = _turn_to_top(shape.normal(top), float(rng.uniform(0, 2 * np.pi)))
     local = shape.vertices @ turn.T * (size / 2)
     local[:, 2] -= local[:, 2].min()
@@ -124,6 +134,25 @@ def pose_die(
     y = camera.cy + (centre[1] - camera.cy) * k
     world = local + np.array([x, y, 0.0]) - np.array([*local[:, :2].mean(axis=0), 0.0])
     return Pose(shape, world, tuple(assigned[: len(shape.faces)]), camera)
+
+
+@cache
+def numbering(kind: str, layout: int) -> tuple[int, ...]:
+    """Return the value on each face of one die: opposite faces pair the lowest value with
+    the highest, as real dice do, the pairs laid out by the `layout` seed."""
+    shape = solid(kind)
+    values = sorted(face_values(kind))
+    pairs = [(values[i], values[-1 - i]) for i in range(len(values) // 2)]
+    order = np.random.default_rng(layout).permutation(len(pairs))
+    normals = [shape.normal(f) for f in range(len(shape.faces))]
+    assigned = [0] * len(shape.faces)
+    free = list(range(len(shape.faces)))
+    for k in order:
+        face = free.pop(0)
+        twin = min(free, key=lambda f: float(np.dot(normals[face], normals[f])))
+        free.remove(twin)
+        assigned[face], assigned[twin] = pairs[k]
+    return tuple(assigned)
 
 
 def _face_frame(pose: Pose, face: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:

@@ -346,7 +346,8 @@ def _numeral_die(
     x, y, side, _ = die
     faces = face_values(kind)
     value = faces[int(rng.integers(len(faces)))] if shows is None else shows
-    pose = pose_die(rng, kind, value, (x, y), side * 1.55, camera)
+    layout = look.layout if look else None
+    pose = pose_die(rng, kind, value, (x, y), side * 1.55, camera, layout)
     _shadow(canvas, pose.project(pose.world), camera, side)
     outline = paint_die(canvas, pose, look or numeral_look(rng), throw_light(rng), rng)
     h, w = canvas.shape[:2]

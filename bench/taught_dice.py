@@ -1,0 +1,92 @@
+"""Taught dice: right / wrong / unanswered per die, taught from k photos a face.
+
+Each die is a rendered look with one numbering (`NumeralLook.layout`), so every throw shows
+the same neighbours around a face, as a physical die does. It is taught from `k` throws a
+face and read on other throws of the same die (new seeds: new spot, spin, light, floor and
+camera lean). The face stage is scored on the die's true box (the finder is scored by the
+other benchmarks), through the same `which.told` the reader calls. Nothing here is tuned:
+the lead each die needs comes from its own taught photos.
+
+    python bench/taught_dice.py [--looks 6] [--test 5] [--k 1,3,5] [--kinds d20,d12,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from tidetower.engine.tray import DieRead, Unreadable
+from tidetower.vision.dice.teach import seen_in, taught_dice
+from tidetower.vision.dice.which import known, told
+from tidetower.vision.kinds import face_values
+from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.synth.looks import numeral_look
+from tidetower.vision.synth.numerals import NumeralLook
+
+SIZE = (1296, 972)
+"""numerals-taught's camera: a real tower's die is about 110 px across at this size."""
+FLOORS = ("grey", "dark", "felt", "wood")
+
+
+def throws(look: NumeralLook, kind: str, seed: int, per_face: int) -> list[tuple[int, object]]:
+    """Return `per_face` rendered throws of each face of one die: (face, (frame, box))."""
+    spec = TraySpec(size=SIZE, blur=0.0, noise=2.0, look=look, floors=FLOORS)
+    out = []
+    for face in face_values(kind):
+        for i in range(per_face):
+            tray = render_tray(seed + face * 1009 + i, spec, dice=[kind], values=[face])
+            out.append((face, (tray.image, tray.dice[0].box)))
+    return out
+
+
+def one_die(
+    look: NumeralLook, kind: str, k: int, test: int, seed: int
+) -> tuple[list[str], list[float]]:
+    """Teach one die from k throws a face; return each test throw's outcome and read time."""
+    taught = [seen_in(frame, box, kind, face) for face, (frame, box) in throws(look, kind, seed, k)]
+    die = known(taught_dice(taught, {kind: "die"})[0])
+    said, times = [], []
+    for face, (frame, box) in throws(look, kind, seed + 500_000, test):
+        start = time.perf_counter()
+        verdict = told(frame, Unreadable(box, "found"), (die,))
+        times.append((time.perf_counter() - start) * 1000)
+        if isinstance(verdict, DieRead):
+            said.append("right" if verdict.value == face else "wrong")
+        else:
+            said.append("unanswered")
+    return said, times
+
+
+def main() -> None:
+    """Print right / wrong / unanswered per kind and k, and the median read time."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--looks", type=int, default=6)
+    parser.add_argument("--test", type=int, default=5)
+    parser.add_argument("--k", default="1,3,5")
+    parser.add_argument("--kinds", default="d20,d12,d10,d8,d6")
+    args = parser.parse_args()
+    rng = np.random.default_rng(36)
+    looks = [replace(numeral_look(rng), layout=i + 1) for i in range(args.looks)]
+    print("kind  k  dice  right %  wrong %  unanswered %  median ms")
+    for kind in args.kinds.split(","):
+        for k in (int(v) for v in args.k.split(",")):
+            said: list[str] = []
+            times: list[float] = []
+            for i, look in enumerate(looks):
+                s, t = one_die(look, kind, k, args.test, 1000 * i + 7)
+                said, times = said + s, times + t
+            n = len(said)
+            share = {w: 100 * said.count(w) / n for w in ("right", "wrong", "unanswered")}
+            print(
+                f"{kind:4} {k:2} {n:5}  {share['right']:6.1f}  {share['wrong']:6.2f}"
+                f"  {share['unanswered']:11.1f}  {statistics.median(times):8.1f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

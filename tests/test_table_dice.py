@@ -1,0 +1,143 @@
+"""The table's own dice: kept atomically, refused when hostile, each read by its own reader."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tidetower.engine.tray import DieRead, Unreadable
+from tidetower.firmware.cli import main as cli
+from tidetower.firmware.dice_cli import dice_folder
+from tidetower.vision.dice.table import (
+    SUFFIX,
+    DiceFileError,
+    load_dice,
+    new_die,
+    save_die,
+)
+from tidetower.vision.dice.teach import seen_in, taught_dice
+from tidetower.vision.dice.which import known, told
+from tidetower.vision.kinds import face_values
+from tidetower.vision.synth import TraySpec, render_tray
+from tidetower.vision.synth.numerals import NumeralLook
+
+GREEN_D8 = NumeralLook(body=(60, 150, 40), ink=(240, 240, 240), stroke=0.14, layout=8)
+SIZE = (1296, 972)
+
+
+def throws(kind: str, look: NumeralLook, seed: int, per_face: int) -> list[tuple[int, object]]:
+    """Rendered throws of one physical die (one numbering), `per_face` a face."""
+    spec = TraySpec(size=SIZE, blur=0.0, noise=2.0, look=look, floors=("grey", "dark"))
+    out = []
+    for face in face_values(kind):
+        for i in range(per_face):
+            tray = render_tray(seed + 101 * face + i, spec, dice=[kind], values=[face])
+            out.append((face, (tray.image, tray.dice[0].box)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def taught_d8() -> object:
+    """A d8 taught from three throws a face, ready to read."""
+    seen = [seen_in(f, box, "d8", face) for face, (f, box) in throws("d8", GREEN_D8, 1, 3)]
+    return known(taught_dice(seen, {"d8": "green d8"})[0])
+
+
+def test_a_taught_die_reads_throws_it_was_not_taught_from_and_never_says_a_wrong_face(
+    taught_d8: object,
+) -> None:
+    verdicts = [
+        (face, told(frame, Unreadable(box, "found"), (taught_d8,)))  # type: ignore[arg-type]
+        for face, (frame, box) in throws("d8", GREEN_D8, 50_000, 2)
+    ]
+    read = [(face, v) for face, v in verdicts if isinstance(v, DieRead)]
+    assert all(v.value == face for face, v in read), [(f, v.value) for f, v in read]
+    assert len(read) >= len(verdicts) // 2
+    assert all(v.named == "green d8" for _, v in read)
+
+
+def test_a_die_of_another_colour_is_left_to_the_reader_as_a_die_not_met(
+    taught_d8: object,
+) -> None:
+    red = replace(GREEN_D8, body=(40, 40, 200), layout=9)
+    _, (frame, box) = throws("d8", red, 7, 1)[0]
+    found = Unreadable(box, "found")
+    assert told(frame, found, (taught_d8,)) is found  # type: ignore[arg-type]
+
+
+def test_a_die_survives_a_kill_mid_write(tmp_path: Path) -> None:
+    die = new_die("white omen", "d20", "numerals", (230.0, 230.0, 230.0))
+    crops = np.random.default_rng(0).integers(0, 255, (40, 128, 128, 3), np.uint8)
+    save_die(tmp_path, die.with_photos(crops[:1], (20,)))
+    writer = textwrap.dedent(
+        f"""
+        import numpy as np, sys
+        from pathlib import Path
+        from tidetower.vision.dice.table import load_die, save_die
+        die = load_die(Path({str(tmp_path)!r}) / "white-omen{SUFFIX}")
+        crops = np.random.default_rng(1).integers(0, 255, (400, 128, 128, 3), np.uint8)
+        print("writing", flush=True)
+        while True:
+            save_die(Path({str(tmp_path)!r}), die.with_photos(crops, (7,) * 400))
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline().strip() == "writing"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    (back,) = load_dice(tmp_path)
+    assert back.name == "white omen" and back.faces[0] == 20 and len(back.faces) in (1, 401)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"not a zip at all", b"PK\x03\x04" + b"\0" * 64, b""],
+    ids=["text", "broken zip", "empty"],
+)
+def test_a_hostile_dice_file_is_refused_in_one_line(tmp_path: Path, content: bytes) -> None:
+    store = tmp_path / "session.db"
+    folder = dice_folder(store)
+    folder.mkdir()
+    (folder / f"evil{SUFFIX}").write_bytes(content)
+    result = CliRunner().invoke(cli, ["dice", "list", "--store", str(store)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "evil" in lines[0] and "Traceback" not in result.output
+
+
+def test_a_dice_file_with_an_impossible_face_is_refused(tmp_path: Path) -> None:
+    die = new_die("omen", "d20", "numerals", (1.0, 2.0, 3.0))
+    crops = np.zeros((1, 128, 128, 3), np.uint8)
+    path = save_die(tmp_path, die.with_photos(crops, (20,)))
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    np.savez(path, **{**arrays, "faces": np.array([21], np.int16)})
+    with pytest.raises(DiceFileError, match="cannot show 21"):
+        load_dice(tmp_path)
+
+
+def test_dice_are_listed_renamed_and_forgotten(tmp_path: Path) -> None:
+    store = tmp_path / "session.db"
+    die = new_die("white omen", "d20", "numerals", (230.0, 230.0, 230.0))
+    save_die(dice_folder(store), die.with_photos(np.zeros((2, 128, 128, 3), np.uint8), (1, 20)))
+    run = CliRunner().invoke
+    assert (
+        "white omen: d20, numerals, 2 photos"
+        in run(cli, ["dice", "list", "--store", str(store)]).output
+    )
+    assert run(cli, ["dice", "rename", "white omen", "Omen", "--store", str(store)]).exit_code == 0
+    listed = run(cli, ["dice", "list", "--json", "--store", str(store)]).output
+    assert '"name": "Omen"' in listed and "white omen" not in listed
+    refused = run(cli, ["dice", "forget", "white omen", "--store", str(store)])
+    assert refused.exit_code == 1 and "no die named 'white omen'" in refused.output
+    assert run(cli, ["dice", "forget", "Omen", "--store", str(store)]).exit_code == 0
+    assert "no dice taught yet" in run(cli, ["dice", "list", "--store", str(store)]).output

@@ -1,0 +1,238 @@
+"""The table's own dice: each with a name, a kind, pips or numerals, a colour and its photos.
+
+A table plays with a handful of dice and teaches each one once. They live in a folder
+(`dice/` beside the session's store, or inside a taught profile), one file a die, each
+written aside and renamed into place so a kill never leaves half a die, and read as every
+file the tower reads is: bounded, checked, refused in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import zipfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tidetower.engine.files import HostileFile, nesting, regular_file
+from tidetower.vision.dice.matcher import SIDE
+from tidetower.vision.kinds import KINDS, check_face
+
+PROFILE_DICE = "dice"
+"""The folder of a taught profile that holds its dice, each with its own reader."""
+SUFFIX = ".die.npz"
+VERSION = 1
+MAX_DIE_BYTES = 64 << 20
+"""A die of a thousand photos is about 30 MB compressed; a bigger file is no die of ours."""
+MAX_PHOTOS = 2000
+MAX_DICE = 64
+"""More dice than any table plays with: a folder of more is refused, not read."""
+Marks = Literal["pips", "numerals"]
+
+
+class DiceFileError(ValueError):
+    """A die's file the tower will not read, or a name it will not take: one line, why."""
+
+
+class DieMeta(BaseModel):
+    """What a die's file says of it besides its photos."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int = VERSION
+    name: str = Field(min_length=1, max_length=40)
+    kind: str
+    marks: Marks
+    colour: tuple[float, float, float]
+    """Its plastic's colour, BGR 0..255."""
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, kind: str) -> str:
+        if kind not in KINDS:
+            raise ValueError(f"{kind!r} is not a die kind: expected one of {', '.join(KINDS)}")
+        return kind
+
+    @field_validator("colour")
+    @classmethod
+    def _bgr(cls, colour: tuple[float, float, float]) -> tuple[float, float, float]:
+        if not all(0 <= c <= 255 for c in colour):
+            raise ValueError("a colour is three numbers 0..255")
+        return colour
+
+
+@dataclass(frozen=True)
+class TableDie:
+    """One of the table's dice: who it is, and the photos its own reader learns from."""
+
+    meta: DieMeta
+    crops: np.ndarray
+    """(N, SIDE, SIDE, 3) uint8: the die as the reader cuts it, one photo a throw."""
+    faces: tuple[int, ...]
+    """The face each photo shows, as the GM confirmed it."""
+
+    @property
+    def name(self) -> str:
+        """The name the table gave it ("white omen")."""
+        return self.meta.name
+
+    @property
+    def kind(self) -> str:
+        """Its kind ("d20")."""
+        return self.meta.kind
+
+    def taught(self) -> dict[int, int]:
+        """Return how many photos each face has."""
+        counts: dict[int, int] = {}
+        for face in self.faces:
+            counts[face] = counts.get(face, 0) + 1
+        return counts
+
+    def with_photos(self, crops: np.ndarray, faces: tuple[int, ...]) -> TableDie:
+        """Return this die with more confirmed photos (a throw the GM confirmed or corrected)."""
+        for face in faces:
+            check_face(self.kind, face)
+        kept = np.concatenate([self.crops, crops])[-MAX_PHOTOS:]
+        return replace(self, crops=kept, faces=(self.faces + faces)[-MAX_PHOTOS:])
+
+
+def new_die(name: str, kind: str, marks: Marks, colour: tuple[float, float, float]) -> TableDie:
+    """Return a die with no photos yet, refusing a bad name or kind in one line."""
+    try:
+        meta = DieMeta(name=name, kind=kind, marks=marks, colour=colour)
+    except ValidationError as error:
+        raise DiceFileError(_first(error)) from None
+    return TableDie(meta, np.zeros((0, SIDE, SIDE, 3), np.uint8), ())
+
+
+def _first(error: ValidationError) -> str:
+    """The first problem pydantic found, with its key: one line."""
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
+def slug(name: str) -> str:
+    """Return a die's file stem from its name: "White Omen" -> "white-omen"."""
+    stem = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return stem or "die"
+
+
+def save_die(folder: Path, die: TableDie) -> Path:
+    """Write a die into the folder atomically: aside, synced, then renamed into place."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / f"{slug(die.name)}{SUFFIX}"
+    fd, aside = tempfile.mkstemp(prefix=".", suffix=".part", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            np.savez_compressed(
+                file,
+                meta=np.array(die.meta.model_dump_json()),
+                crops=die.crops.astype(np.uint8),
+                faces=np.array(die.faces, np.int16),
+            )
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(aside, path)
+    except BaseException:
+        Path(aside).unlink(missing_ok=True)
+        raise
+    _sync(folder)
+    return path
+
+
+def _sync(folder: Path) -> None:
+    """Make a rename in the folder survive a power cut."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def load_die(path: Path) -> TableDie:
+    """Read one die's file, refusing anything that is not one in one line naming it."""
+    try:
+        regular_file(path, MAX_DIE_BYTES)
+        with np.load(path, allow_pickle=False) as data:
+            meta_text, crops, faces = (data[key] for key in ("meta", "crops", "faces"))
+    except HostileFile as error:
+        raise DiceFileError(str(error)) from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise DiceFileError(f"{path}: not a die's file ({str(error)[:80]})") from None
+    return _checked(path, meta_text, crops, faces)
+
+
+def _checked(path: Path, meta_text: np.ndarray, crops: np.ndarray, faces: np.ndarray) -> TableDie:
+    """Return the die a file's arrays hold, once each is what a die's file holds."""
+    text = str(meta_text)[:4096] if meta_text.shape == () else ""
+    if not text or nesting(text.encode()) > 2:
+        raise DiceFileError(f"{path}: its description is not a die's")
+    try:
+        meta = DieMeta.model_validate(json.loads(text))
+    except (ValueError, ValidationError) as error:
+        raise DiceFileError(f"{path}: {str(error).splitlines()[0][:120]}") from None
+    shape = (len(crops), SIDE, SIDE, 3)
+    if crops.dtype != np.uint8 or crops.shape != shape or len(crops) > MAX_PHOTOS:
+        raise DiceFileError(f"{path}: its photos are not {SIDE}x{SIDE} colour crops")
+    if faces.dtype.kind != "i" or faces.shape != (len(crops),):
+        raise DiceFileError(f"{path}: it does not say one face per photo")
+    try:
+        for face in set(faces.tolist()):
+            check_face(meta.kind, int(face))
+    except ValueError as error:
+        raise DiceFileError(f"{path}: {error}") from None
+    return TableDie(meta, crops, tuple(int(f) for f in faces))
+
+
+def die_files(folder: Path) -> list[Path]:
+    """Return the dice files in a folder, by name; a folder of too many is refused."""
+    if not folder.is_dir():
+        return []
+    files = sorted(p for p in folder.iterdir() if p.name.endswith(SUFFIX))
+    if len(files) > MAX_DICE:
+        raise DiceFileError(f"{folder}: {len(files)} dice, more than the {MAX_DICE} a table has")
+    return files
+
+
+def load_dice(folder: Path) -> tuple[TableDie, ...]:
+    """Read every die in a folder; a bad file is refused in one line naming it."""
+    return tuple(load_die(path) for path in die_files(folder))
+
+
+def find_die(folder: Path, name: str) -> Path:
+    """Return the file of the die so named (by its name or its file's stem)."""
+    for path in die_files(folder):
+        if path.name == f"{slug(name)}{SUFFIX}":
+            return path
+    raise DiceFileError(f"no die named {name!r} at this table")
+
+
+def rename_die(folder: Path, old: str, new: str) -> TableDie:
+    """Give a die a new name: written under the new name first, then the old file removed."""
+    path = find_die(folder, old)
+    if slug(new) != slug(old) and (folder / f"{slug(new)}{SUFFIX}").exists():
+        raise DiceFileError(f"a die named {new!r} is at this table already")
+    die = load_die(path)
+    try:
+        renamed = replace(die, meta=die.meta.model_copy(update={"name": new}))
+        DieMeta.model_validate(renamed.meta.model_dump())
+    except ValidationError as error:
+        raise DiceFileError(_first(error)) from None
+    written = save_die(folder, renamed)
+    if written != path:
+        path.unlink()
+        _sync(folder)
+    return renamed
+
+
+def forget_die(folder: Path, name: str) -> None:
+    """Remove a die from the table: its file and all its photos."""
+    find_die(folder, name).unlink()
+    _sync(folder)
