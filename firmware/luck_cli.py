@@ -15,11 +15,12 @@ from typing import Any
 import click
 
 from tidetower.engine.barline import Barline, barline
-from tidetower.engine.luck import Luck, Move, Tally, Throw, Uncounted, Who, luck, side_name
+from tidetower.engine.luck import Luck, Move, Tally, Throw, Uncounted, luck
 from tidetower.engine.replay import record_of
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.systems import get_system
+from tidetower.engine.who import Who
 from tidetower.firmware.export import iso_time
 from tidetower.firmware.picture import svg
 
@@ -124,7 +125,7 @@ def tally_line(t: Tally) -> str:
 
 def throw_line(t: Throw, luckiest: bool = True) -> str:
     """One throw on a line: who, what, when and its chance (of as much, or as little)."""
-    who = t.who.actor or side_name(t.who.side)
+    who = t.who.name
     at = iso_time(t.who.at) or "time unknown"
     return (
         f"  {who} ({t.who.id}, {at}): {t.shape.dice} rolled {t.label} {t.shape.counts},"
@@ -140,8 +141,9 @@ def uncounted_lines(uncounted: tuple[Uncounted, ...]) -> list[str]:
 
 def move_line(m: Move) -> str:
     """One move of the bar on a line."""
-    who = m.who.actor or side_name(m.who.side)
-    return f"  {who} ({m.who.id}): {m.before}→{m.after}, {m.cause}"
+    who = m.who.name
+    cause = f", {m.cause}" if m.cause else ""
+    return f"  {who} ({m.who.id}): {m.before}→{m.after}{cause}"
 
 
 def luck_lines(found: Luck, top: int, moves: int) -> list[str]:

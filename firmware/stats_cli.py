@@ -205,8 +205,7 @@ def luck(
 def tracker(store: Path, config: Path | None, since: datetime | None, out: Path) -> None:
     """The bar's story over the throws as a small SVG: each move, who moved it, routs."""
     line = write_picture(stored_records(store_of(store, config), since_epoch(since)), out)
-    moved = sum(s.moved for s in line.steps)
-    click.echo(f"wrote {out}: {len(line.steps)} throws of {line.system}, {moved} moves")
+    click.echo(f"wrote {out}: {len(line.steps)} throws of {line.system}, {line.moves} moves")
 
 
 stats_group.add_command(tracker, "tide")
