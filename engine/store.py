@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
 import sqlite3
+import stat
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
@@ -91,6 +93,7 @@ class SessionStore:
         self.read_only = read_only
         self._claim: StoreClaim | None = None
         try:
+            _regular_if_there(self.path)
             if read_only:
                 self._db = _open_to_read(self.path)
                 self._claim = keep_open(self.path)
@@ -265,6 +268,16 @@ def _body(text: str) -> JSONValue:
     except ValueError:
         return text
     return body
+
+
+def _regular_if_there(path: Path) -> None:
+    """Refuse a store that is there but no regular file (a FIFO would hang its reader)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError("not a regular file (a folder, pipe or device)")
 
 
 def _open_to_read(path: Path) -> sqlite3.Connection:
