@@ -69,6 +69,17 @@ def regular_file(path: str | Path, limit: int) -> Path:
     return Path(path)
 
 
+def regular_if_there(path: Path) -> None:
+    """Refuse, as an OSError, a path that is there but no regular file (a FIFO named as a
+    store would hang its reader); a path not there yet is for the caller to make."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError("not a regular file (a folder, pipe or device)")
+
+
 def bounded_path(path: Path) -> Path:
     """`path` if the OS can take it, else ValueError saying how long it is (a config value
     of 100,000 characters was an OSError traceback when first looked at)."""
