@@ -63,6 +63,10 @@ CREATE TABLE IF NOT EXISTS parked (
 """
 
 
+SINCE = "SELECT MIN(seq) FROM rolls WHERE {valid} AND json_extract(body, '$.at') >= ?"
+"""The first roll recorded at or after a time: `--since` keeps it and every roll after it in
+the store's order, which a clock set back cannot reorder (docs/firmware.md)."""
+
 READABLE = (1, 2, SCHEMA_VERSION)
 """The schemas a store may hold: older ones are upgraded as they are read (codec)."""
 
@@ -171,18 +175,15 @@ class SessionStore:
     def roll_rows(
         self, since: float | None = None, without: Sequence[str] = ()
     ) -> Iterator[tuple[int, dict[str, Any]]]:
-        """The stored rolls' seqs and JSON, oldest first (those recorded at or after `since`
-        when given), unchecked and not upgraded, one at a time: for a reader that wants speed
+        """The stored rolls' seqs and JSON in the store's order (`since`: from the first one
+        recorded at or after it on, whatever the clock said of those after: SINCE), unchecked
+        and not upgraded, one at a time: for a reader that wants speed
         over many rolls (statistics), which keeps none of them. The top-level keys named in
         `without` are left out by SQLite before Python parses the rest (a roll's `reading`,
         the camera's dice with their boxes, is half its JSON). A row that is no JSON object
         is named in `skipped`."""
         valid = "json_valid(body)"
-        where = (
-            ""
-            if since is None
-            else f" WHERE CASE WHEN {valid} THEN json_extract(body, '$.at') >= ? ELSE 1 END"
-        )
+        where = "" if since is None else f" WHERE seq >= ({SINCE.format(valid=valid)})"
         args: tuple[object, ...] = () if since is None else (since,)
         column = "body"
         if without:

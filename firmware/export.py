@@ -89,14 +89,19 @@ def throw_json(record: RollRecord, before: int | None, after: int | None) -> dic
     }
 
 
+def _on_or_after(at: float | None, since: float | None) -> bool:
+    """Whether a roll recorded `at` is at or after `since` (any is, with no `since`)."""
+    return since is None or (at is not None and at >= since)
+
+
 def chosen(state: SessionState, since: float | None) -> list[dict[str, Any]]:
-    """The throws to export (those at or after `since`), as JSON objects, oldest first."""
-    pairs = zip(state.history, positions(state), strict=True)
-    return [
-        throw_json(record, before, after)
-        for record, (before, after) in pairs
-        if since is None or (record.at is not None and record.at >= since)
-    ]
+    """The throws to export, as JSON objects, in the store's order: from the first recorded
+    at or after `since` on, whatever the clock said of those after it (set back)."""
+    pairs = list(zip(state.history, positions(state), strict=True))
+    times = [record.at for record, _ in pairs]
+    first = next((i for i, at in enumerate(times) if _on_or_after(at, since)), None)
+    kept = [] if first is None else pairs[first:]
+    return [throw_json(record, before, after) for record, (before, after) in kept]
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,20 @@ def test_a_store_that_cannot_be_read_is_refused_in_one_line_and_left_as_it_is(
         Table(path)  # as `tidetower run` opens it
     assert "\n" not in str(refused.value)
     assert _bytes(path) == before
+
+
+def test_since_keeps_a_roll_made_after_the_clock_went_back(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    day = 86_400.0
+    start = datetime(2026, 11, 1, tzinfo=UTC).timestamp()
+    clock = iter([start, start + 2 * day, start - 30 * day, start + 2 * day + 60])
+    with Table(path, "tide", clock=lambda: next(clock)) as table:  # the third: set back
+        for _ in range(4):
+            table.declare(RollContext(actor="Ann", side="a", pool=2, params={"tier": "d8"}))
+            table.record(Roll((Die(DieKind.D8, 5), Die(DieKind.D8, 2))))
+    since = ["--since", "2026-11-02"]
+    out = CliRunner().invoke(main, ["session", "export", "--format", "json", *since,
+                                    "--store", str(path)]).output  # fmt: skip
+    assert [t["seq"] for t in json.loads(out)] == [2, 3, 4]
+    luck = CliRunner().invoke(main, ["stats", "luck", "--json", *since, "--store", str(path)])
+    assert [t["throws"] for t in json.loads(luck.output)["tallies"]] == [3, 3]
