@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tidetower.engine.dice import DieError
-from tidetower.engine.luck import Who, who_of
 from tidetower.engine.replay import Replay
 from tidetower.engine.rules import BarState, RollRecord, RuleError, RuleSystem, Side
 from tidetower.engine.systems import get_system
+from tidetower.engine.who import Who, who_of
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ class Step:
 
     @property
     def moved(self) -> bool:
-        """Whether the throw moved the bar (there and back again counts: 8 → 9 → 8)."""
+        """Whether the throw moved the bar: the one count of a move, the tracker's and luck's
+        alike (a throw, however many steps it took; there and back again counts: 8 → 9 → 8)."""
         return self.after != self.before or bool(self.causes)
 
 
@@ -46,6 +47,11 @@ class Barline:
     colour_a: str
     colour_b: str
     steps: tuple[Step, ...]
+
+    @property
+    def moves(self) -> int:
+        """How many throws moved the bar (Step.moved)."""
+        return sum(1 for step in self.steps if step.moved)
 
 
 def _after(
@@ -87,16 +93,19 @@ class BarWalk:
         self.bars: list[BarState] = []
         self.steps: list[Step] = []
 
-    def add(self, record: RollRecord) -> None:
-        """The next record's step, when it is of this system."""
+    def add(self, record: RollRecord) -> Step | None:
+        """The next record's step, when it is of this system (None: not of it, or its
+        tracker cannot be read again: nothing to draw)."""
+        step = None
         if record.system == self.name:
             try:
                 bar, step = step_of(self.system, record, self.replay)
                 self.bars.append(bar)
                 self.steps.append(step)
             except (RuleError, DieError, ValueError):
-                pass  # a tracker that cannot be read again: nothing to draw
+                step = None
         self.replay.add(record)
+        return step
 
     def line(self) -> Barline | None:
         """The bar over the records walked; None when none is of the system."""
@@ -114,6 +123,29 @@ class BarWalk:
             last.colour_b,
             tuple(self.steps),
         )
+
+
+class Bars:
+    """Every system's bar over the records, one walk each, oldest first: where each throw
+    left the bar by its own result, and whether it moved it."""
+
+    def __init__(self) -> None:
+        """No record walked yet."""
+        self.walks: dict[str, BarWalk] = {}
+
+    def walk(self, system_name: str) -> BarWalk:
+        """The walk of `system_name`'s bar (a fresh one if none of its records came yet)."""
+        if system_name not in self.walks:
+            self.walks[system_name] = BarWalk(system_name)
+        return self.walks[system_name]
+
+    def add(self, record: RollRecord) -> Step | None:
+        """The next record's step on its system's bar (None: a system it cannot read)."""
+        try:
+            walk = self.walk(record.system)
+        except RuleError:
+            return None
+        return walk.add(record)
 
 
 def barline(records: Iterable[RollRecord], system_name: str) -> Barline | None:

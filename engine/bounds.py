@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tidetower.engine.rules import JSONValue, RollContext, RuleError
+from tidetower.engine.rules import JSONValue, RollContext, RollRecord, RuleError
 
 MAX_DEPTH = 8
 """How deep params and settings may nest (a flat mapping is depth 1)."""
@@ -21,6 +21,10 @@ MAX_KEY = 40
 """The longest params or settings key."""
 MAX_ITEMS = 64
 """The most entries one list or mapping may hold."""
+MAX_POOL = 50
+"""The most dice a declaration's pool may hold (the `declare` command's bound)."""
+MAX_DICE = 40
+"""The most dice one roll may hold (the `roll` command's bound)."""
 MAX_NUMBER = 1_000_000
 """The largest magnitude a number may have (each system bounds its own more tightly)."""
 
@@ -104,6 +108,21 @@ def check_context(context: RollContext) -> None:
     """Raise RuleError naming the first field of a declaration out of bounds."""
     check_text(context.actor, "actor", 80)
     check_text(context.mode, "mode", 20)
+    if context.pool is not None and context.pool < 0:
+        raise RuleError(f"pool cannot be negative, got {context.pool}", field="pool")
+    if context.pool is not None and context.pool > MAX_POOL:
+        raise RuleError(f"pool must be between 0 and {MAX_POOL}, got {context.pool}", field="pool")
     if context.reply_to is not None:
         check_text(context.reply_to, "reply_to", 64)
     check_json(context.params, "params")
+
+
+def check_record(record: RollRecord) -> RollRecord:
+    """`record` if a command could have made it (its declaration and dice in bounds), else a
+    RuleError naming the first field out of bounds: a stored roll is read back as hostile."""
+    check_context(record.context)
+    check_text(record.roll.roller, "roller", 80)
+    if len(record.roll.dice) > MAX_DICE:
+        count = len(record.roll.dice)
+        raise RuleError(f"a roll of {count} dice; the limit is {MAX_DICE}", field="dice")
+    return record

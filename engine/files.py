@@ -13,12 +13,18 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
 
 MAX_TEXT_BYTES = 1 << 20
 """A config, a labels file or a password: far above any real one."""
 MAX_DEPTH = 32
 """JSON or TOML nested deeper than this is no file the tower wrote or documents."""
+MAX_PATH = 4096
+"""The longest path the OS takes (Linux's PATH_MAX), in bytes."""
+MAX_NAME = 255
+"""The longest name of one folder or file in a path (NAME_MAX), in bytes."""
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
@@ -61,6 +67,33 @@ def regular_file(path: str | Path, limit: int) -> Path:
     if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
         raise HostileFile(_refusal(path, info, limit))
     return Path(path)
+
+
+def regular_if_there(path: Path) -> None:
+    """Refuse, as an OSError, a path that is there but no regular file (a FIFO named as a
+    store would hang its reader); a path not there yet is for the caller to make."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError("not a regular file (a folder, pipe or device)")
+
+
+def bounded_path(path: Path) -> Path:
+    """`path` if the OS can take it, else ValueError saying how long it is (a config value
+    of 100,000 characters was an OSError traceback when first looked at)."""
+    size = len(os.fsencode(path))
+    if size > MAX_PATH:
+        raise ValueError(f"a path of {size} bytes; the limit is {MAX_PATH}")
+    longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
+    if longest > MAX_NAME:
+        raise ValueError(f"a name of {longest} bytes in the path; the limit is {MAX_NAME}")
+    return path
+
+
+BoundedPath = Annotated[Path, AfterValidator(bounded_path)]
+"""A path a config names, refused at validation (naming its key) if no OS could open it."""
 
 
 def nesting(data: bytes) -> int:

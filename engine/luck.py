@@ -11,11 +11,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tidetower.engine.barline import Bars
 from tidetower.engine.chances import Odds
 from tidetower.engine.dice import DieError
 from tidetower.engine.replay import Replay
-from tidetower.engine.rules import RollRecord, RuleError, RuleSystem, Side
+from tidetower.engine.rules import RollRecord, RuleError, RuleSystem
 from tidetower.engine.systems import get_system
+from tidetower.engine.who import Who, side_name, who_of
 
 MIN_THROWS = 5
 """Fewer throws than this and the verdict is "too few throws to tell"."""
@@ -68,22 +70,6 @@ def shape_of(odds: Odds) -> Shape:
 
 
 @dataclass(frozen=True)
-class Who:
-    """A throw's roller: the id, actor, side, system and time of its record."""
-
-    id: str
-    actor: str
-    side: Side | None
-    system: str
-    at: float | None
-
-
-def who_of(record: RollRecord) -> Who:
-    """Who threw `record`, and when."""
-    return Who(record.id, record.context.actor, record.context.side, record.system, record.at)
-
-
-@dataclass(frozen=True)
 class Throw:
     """One counted throw: what it scored against its odds."""
 
@@ -117,7 +103,8 @@ class Uncounted:
 
 @dataclass(frozen=True)
 class Move:
-    """One move of the bar: its cause as the system put it, from, to, and who threw."""
+    """One throw that moved the bar (barline.Step.moved, the one count of a move): its
+    causes as the system put them, from, to, and who threw."""
 
     who: Who
     cause: str
@@ -188,16 +175,14 @@ class Luck:
         return heapq.nsmallest(n, self.throws, key=lambda t: (t.below, -t.chance))
 
 
-def side_name(side: Side | None) -> str:
-    """'side a', or 'no side'."""
-    return f"side {side}" if side else "no side"
-
-
 def tally(throws: Iterable[Throw], by: str) -> list[Tally]:
-    """The throws summed per actor (or side) and count."""
+    """The throws summed per actor (or side) and count; a side's own throws (no actor, or
+    one named as the side) count under the side alone, never as an actor too."""
     sums: dict[tuple[str, str], list[float]] = {}
     for t in throws:
-        name = (t.who.actor or "(no actor)") if by == "actor" else side_name(t.who.side)
+        if by == "actor" and t.who.for_side:
+            continue
+        name = t.who.actor if by == "actor" else side_name(t.who.side)
         row = sums.setdefault((name, t.shape.counts), [0, 0.0, 0, 0.0])
         row[0] += 1
         row[1] += t.shape.mean
@@ -262,6 +247,7 @@ class LuckWalk:
     def __init__(self) -> None:
         """No record judged yet."""
         self.judge = Judge()
+        self.bars = Bars()
         self.throws: list[Throw] = []
         self.uncounted: list[Uncounted] = []
         self.moves: list[Move] = []
@@ -274,10 +260,9 @@ class LuckWalk:
             self.throws.append(found)
         else:
             self.uncounted.append(found)
-        motions = record.outcome.motions
-        self.moves += [
-            Move(who, m.cause, m.before, m.after) for m in motions if m.before != m.after
-        ]
+        step = self.bars.add(record)
+        if step is not None and step.moved:
+            self.moves.append(Move(who, "; ".join(step.causes), step.before, step.after))
 
     def luck(self) -> Luck:
         """The luck of the records added so far."""

@@ -12,23 +12,31 @@ import json
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tidetower.engine.codec import (
     SCHEMA_VERSION,
     dump,
     dump_tracker,
-    load,
-    load_context,
-    load_record,
-    load_tracker,
+)
+from tidetower.engine.files import regular_if_there
+from tidetower.engine.rows import (
+    READ_ERRORS,
+    BadRow,
+    full_record,
+    load_session,
+    loaded,
+    parsed,
+    reason,
 )
 from tidetower.engine.rules import JSONValue
-from tidetower.engine.session import SessionState, TableAction
+from tidetower.engine.session import SessionState
 from tidetower.engine.storelock import StoreClaim, StoreHeld, claim, keep_open
+
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS session (
@@ -54,6 +62,10 @@ CREATE TABLE IF NOT EXISTS parked (
 );
 """
 
+
+SINCE = "SELECT MIN(seq) FROM rolls WHERE {valid} AND json_extract(body, '$.at') >= ?"
+"""The first roll recorded at or after a time: `--since` keeps it and every roll after it in
+the store's order, which a clock set back cannot reorder (docs/firmware.md)."""
 
 READABLE = (1, 2, SCHEMA_VERSION)
 """The schemas a store may hold: older ones are upgraded as they are read (codec)."""
@@ -91,6 +103,7 @@ class SessionStore:
         self.read_only = read_only
         self._claim: StoreClaim | None = None
         try:
+            regular_if_there(self.path)
             if read_only:
                 self._db = _open_to_read(self.path)
                 self._claim = keep_open(self.path)
@@ -110,6 +123,8 @@ class SessionStore:
         if wait_s > 0:
             self.wait_for_writers(wait_s)
         self._saved_seqs = {row[0] for row in self._db.execute("SELECT seq FROM rolls")}
+        self.skipped: list[BadRow] = []
+        """The stored rolls read so far that could not be, each named with why."""
         self._lock = threading.Lock()  # the publisher marks deliveries from its own thread
 
     def wait_for_writers(self, seconds: float) -> None:
@@ -117,7 +132,8 @@ class SessionStore:
         self._db.execute(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
 
     def load(self) -> SessionState | None:
-        """The stored session, or None if the store is new."""
+        """The stored session, or None if the store is new; a roll that cannot be read back
+        is skipped and kept in `skipped`, and left in the store as it is."""
         row = self._db.execute("SELECT schema, body FROM session WHERE id = 1").fetchone()
         if row is None:
             return None
@@ -125,39 +141,62 @@ class SessionStore:
             raise StoreError(
                 f"{self.path} holds schema {row[0]}, this tower reads {SCHEMA_VERSION}"
             )
-        body = json.loads(row[1])
-        rows = self._db.execute("SELECT body FROM rolls ORDER BY seq").fetchall()
-        history = tuple(load_record(json.loads(r[0])) for r in rows)
-        return SessionState(
-            session_id=body["session_id"],
-            system=body["system"],
-            tracker=load_tracker(body["system"], body["tracker"]),
-            declared=load_context(body["declared"]),
-            history=history,
-            next_seq=body["next_seq"],
-            actions=tuple(load(TableAction, a) for a in body.get("actions", [])),
-            undone=tuple(load_record(r) for r in body.get("undone", [])),
-            set_up_after=body.get("set_up_after"),
-        )
+        history = tuple(self.records(full_record))
+        self._saved_seqs -= {bad.seq for bad in self.skipped}  # never deleted by a save
+        try:
+            body = json.loads(row[1])
+            undone = tuple(full_record(r) for r in body.get("undone", []))
+            return load_session(body, history, undone)
+        except READ_ERRORS as error:
+            raise StoreError(f"{self.path}: its session cannot be read ({reason(error)})") from None
+
+    def records(
+        self,
+        build: Callable[[dict[str, Any]], T],
+        since: float | None = None,
+        without: Sequence[str] = (),
+    ) -> Iterator[T]:
+        """What `build` makes of each stored roll (as `roll_bodies` gives them), oldest
+        first; a roll it cannot read, or one out of bounds, is named in `skipped`."""
+        for seq, body in self.roll_rows(since, without):
+            made = loaded(seq, body, build)
+            if isinstance(made, BadRow):
+                self.skipped.append(made)
+            else:
+                yield made
 
     def roll_bodies(
         self, since: float | None = None, without: Sequence[str] = ()
     ) -> Iterator[dict[str, Any]]:
-        """The stored rolls as JSON, oldest first (those recorded at or after `since` when
-        given), unchecked and not upgraded, one at a time: for a reader that wants speed
+        """The stored rolls as JSON objects, as `roll_rows` gives them, without their seqs."""
+        for _, body in self.roll_rows(since, without):
+            yield body
+
+    def roll_rows(
+        self, since: float | None = None, without: Sequence[str] = ()
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The stored rolls' seqs and JSON in the store's order (`since`: from the first one
+        recorded at or after it on, whatever the clock said of those after: SINCE), unchecked
+        and not upgraded, one at a time: for a reader that wants speed
         over many rolls (statistics), which keeps none of them. The top-level keys named in
         `without` are left out by SQLite before Python parses the rest (a roll's `reading`,
-        the camera's dice with their boxes, is half its JSON)."""
-        where = "" if since is None else " WHERE json_extract(body, '$.at') >= ?"
+        the camera's dice with their boxes, is half its JSON). A row that is no JSON object
+        is named in `skipped`."""
+        valid = "json_valid(body)"
+        where = "" if since is None else f" WHERE seq >= ({SINCE.format(valid=valid)})"
         args: tuple[object, ...] = () if since is None else (since,)
         column = "body"
         if without:
             paths = ", ".join("?" for _ in without)
-            column = f"json_remove(body, {paths})"
+            column = f"CASE WHEN {valid} THEN json_remove(body, {paths}) ELSE body END"
             args = (*(f"$.{key}" for key in without), *args)
-        query = f"SELECT {column} FROM rolls{where} ORDER BY seq"
-        for (body,) in self._db.execute(query, args):
-            yield json.loads(body)
+        query = f"SELECT seq, {column} FROM rolls{where} ORDER BY seq"
+        for seq, text in self._db.execute(query, args):
+            body = parsed(seq, text)
+            if isinstance(body, BadRow):
+                self.skipped.append(body)
+            else:
+                yield seq, body
 
     def save(self, state: SessionState, events: Sequence[OutboxEvent] = ()) -> None:
         """Write `state` and its events in one transaction; only changed rolls are written."""
@@ -272,17 +311,27 @@ def _open_to_read(path: Path) -> sqlite3.Connection:
     uri = f"{path.resolve().as_uri()}?mode=ro"
     db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     try:
-        db.execute("SELECT 1 FROM session LIMIT 1")  # a session store, readable
+        _has_tables(db, fresh=False)  # a session store, readable
     except BaseException:
         db.close()
         raise
     return db
 
 
+def _has_tables(db: sqlite3.Connection, fresh: bool) -> None:
+    """Refuse a file that is no session store: not SQLite, or a store missing its session or
+    rolls (`fresh`: an empty file, a new store, is none)."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    missing = [t for t in ("session", "rolls") if t not in tables]
+    if missing and not (fresh and not tables):
+        raise sqlite3.DatabaseError(f"no {missing[0]} table: not a session store")
+
+
 def _open_to_write(path: Path) -> sqlite3.Connection:
     """The claimed store's connection: WAL, a full sync per commit, the tables made."""
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
+        _has_tables(db, fresh=True)  # before anything is written
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         db.executescript(_SCHEMA)

@@ -62,8 +62,9 @@ class StoreClaim:
 
 def claim(path: Path, wait_s: float = 0.0) -> StoreClaim:
     """Claim `path` (created if new) as this process's to write, waiting up to `wait_s`
-    seconds for another process to let go; raises StoreHeld if it does not."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    seconds for another process to let go; raises StoreHeld if it does not. A new store is
+    made readable by its owner alone (0600): SQLite gives its -wal and -shm the same mode."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     with _GUARD:
         key, hold = _shared(fd)
         try:
@@ -134,7 +135,7 @@ def _note_holder(path: Path) -> None:
     full disk may refuse it), written in place so that it needs no new space."""
     text = f"tidetower pid {os.getpid()}".encode()
     with contextlib.suppress(OSError):
-        fd = os.open(_note(path), os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = os.open(_note(path), os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             os.pwrite(fd, text, 0)
             os.ftruncate(fd, len(text))

@@ -38,15 +38,17 @@ class Table:
         self.clock = clock
         """When things happen, in seconds since the epoch: rolls and GM actions carry it."""
         self.store = SessionStore(store_path, wait_s=wait_s)
+        self.problems = Problems()
+        """What the tower could not do lately: a roll it could not draw or publish."""
         loaded = self.store.load()
+        for bad in self.store.skipped:  # left in the store as it is; the session goes on
+            self.problems.report(bad.line())
         if loaded is None:
             loaded = pure.new_session(uuid.uuid4().hex[:8], system, settings)
             self.store.save(loaded)
         self.state: SessionState = loaded
         # The read loop, buttons and MQTT commands change the session from their own threads.
         self.lock = threading.RLock()
-        self.problems = Problems()
-        """What the tower could not do lately: a roll it could not draw or publish."""
         # Called after every saved change, e.g. to wake the MQTT publisher; the change is
         # saved already, so a listener that fails is reported and the others still hear.
         self.listeners: Hooks[[OutboxEvent]] = Hooks("passing it on", self.problems)

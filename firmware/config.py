@@ -19,7 +19,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from tidetower.enclosure.params import EnclosureParams
-from tidetower.engine.files import MAX_DEPTH, HostileFile, nesting, read_bounded
+from tidetower.engine.files import MAX_DEPTH, BoundedPath, HostileFile, nesting, read_bounded
 from tidetower.engine.rules import RuleError
 from tidetower.engine.session import new_session
 from tidetower.engine.systems import DEFAULT_SYSTEM, get_system
@@ -45,11 +45,11 @@ class TableConfig(Section):
 
     system: str = DEFAULT_SYSTEM
     settings: dict[str, Any] = Field(default_factory=dict)
-    store: Path = DEFAULT_STORE
-    snapshots: Path = Path("/var/lib/tidetower/session-snapshots")
+    store: BoundedPath = DEFAULT_STORE
+    snapshots: BoundedPath = Path("/var/lib/tidetower/session-snapshots")
     """Unset: `<store's stem>-snapshots` beside the store, so tables never share one."""
     snapshots_keep: int = Field(500, ge=0, le=100_000)
-    corrections: Path = Path("/var/lib/tidetower/session-corrections")
+    corrections: BoundedPath = Path("/var/lib/tidetower/session-corrections")
     """Frames the GM finished reading, with the faces that counted: examples to teach from.
     Unset: `<store's stem>-corrections` beside the store."""
     corrections_keep: int = Field(200, ge=0, le=100_000)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from tidetower.engine.barline import Bars
 from tidetower.engine.codec import load_tracker
 from tidetower.engine.dice import Die
 from tidetower.engine.rules import JSONValue, RollRecord, RuleError
@@ -44,19 +45,17 @@ def position(system: str, tracker: JSONValue) -> int | None:
 
 
 def positions(state: SessionState) -> list[tuple[int | None, int | None]]:
-    """Each throw's bar position before it and after it: after is the next throw's before
-    (of the same system), the last throw's the session's tracker now."""
-    history = state.history
-    befores = [position(r.system, r.state_before) for r in history]
-    out = []
-    for i, record in enumerate(history):
-        following = history[i + 1] if i + 1 < len(history) else None
-        if following is None:
-            same = record.system == state.system
-            after = state.bar().position if same else None
+    """Each throw's bar position before it and after it, by its own result (resolved again
+    from the tracker it met, as `stats tracker` draws it): a set-up between two throws is
+    neither's move. None where the system's bar cannot be told."""
+    bars = Bars()
+    out: list[tuple[int | None, int | None]] = []
+    for record in state.history:
+        step = bars.add(record)
+        if step is None:
+            out.append((position(record.system, record.state_before), None))
         else:
-            after = befores[i + 1] if following.system == record.system else None
-        out.append((befores[i], after))
+            out.append((step.before, step.after))
     return out
 
 
@@ -90,24 +89,43 @@ def throw_json(record: RollRecord, before: int | None, after: int | None) -> dic
     }
 
 
+def _on_or_after(at: float | None, since: float | None) -> bool:
+    """Whether a roll recorded `at` is at or after `since` (any is, with no `since`)."""
+    return since is None or (at is not None and at >= since)
+
+
 def chosen(state: SessionState, since: float | None) -> list[dict[str, Any]]:
-    """The throws to export (those at or after `since`), as JSON objects, oldest first."""
-    pairs = zip(state.history, positions(state), strict=True)
-    return [
-        throw_json(record, before, after)
-        for record, (before, after) in pairs
-        if since is None or (record.at is not None and record.at >= since)
-    ]
+    """The throws to export, as JSON objects, in the store's order: from the first recorded
+    at or after `since` on, whatever the clock said of those after it (set back)."""
+    pairs = list(zip(state.history, positions(state), strict=True))
+    times = [record.at for record, _ in pairs]
+    first = next((i for i, at in enumerate(times) if _on_or_after(at, since)), None)
+    kept = [] if first is None else pairs[first:]
+    return [throw_json(record, before, after) for record, (before, after) in kept]
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A cell a spreadsheet may run as a formula when its text starts so (OWASP, CSV injection)."""
+
+
+def cell(value: Any) -> Any:
+    """A CSV cell as a spreadsheet should read it: text that starts like a formula gets a
+    leading single quote (an actor `=HYPERLINK(...)` stays text); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def csv_rows(throws: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The throws as CSV rows: one per die, the throw's fields repeated, dice numbered 1.."""
+    """The throws as CSV rows: one per die, the throw's fields repeated, dice numbered 1..,
+    each text cell safe to open in a spreadsheet (`cell`)."""
     rows = []
     for throw in throws:
         shared = {k: v for k, v in throw.items() if k != "dice"}
         for number, die in enumerate(throw["dice"], start=1):
             typed = "true" if die["typed"] else "false"
-            rows.append({**shared, "die": number, **die, "typed": typed})
+            row = {**shared, "die": number, **die, "typed": typed}
+            rows.append({k: cell(v) for k, v in row.items()})
     return rows
 
 

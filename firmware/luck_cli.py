@@ -15,11 +15,14 @@ from typing import Any
 import click
 
 from tidetower.engine.barline import Barline, barline
-from tidetower.engine.luck import Luck, Move, Tally, Throw, Uncounted, Who, luck, side_name
+from tidetower.engine.bounds import check_record
+from tidetower.engine.luck import Luck, Move, Tally, Throw, Uncounted, luck
 from tidetower.engine.replay import record_of
+from tidetower.engine.rows import BadRow
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.systems import get_system
+from tidetower.engine.who import Who
 from tidetower.firmware.export import iso_time
 from tidetower.firmware.picture import svg
 
@@ -52,9 +55,22 @@ def stored_records(store: Path, since: float | None) -> list[RollRecord]:
     try:
         with SessionStore(store, read_only=True) as reader, gc_paused():
             # the camera's reading left out: luck reads each throw's outcome, not its dice
-            return [record_of(body) for body in reader.roll_bodies(since, ("reading",))]
+            found = list(reader.records(bounded_record, since, ("reading",)))
+            say_skipped(reader.skipped)
+            return found
     except (StoreError, RuleError, sqlite3.Error, ValueError) as error:
         raise click.ClickException(f"cannot read {store}: {error}") from None
+
+
+def bounded_record(body: dict[str, Any]) -> RollRecord:
+    """A stored roll's record for the figures, within the bounds of a command."""
+    return check_record(record_of(body))
+
+
+def say_skipped(skipped: list[BadRow]) -> None:
+    """Each stored roll that could not be read back, named on its own line on stderr."""
+    for bad in skipped:
+        click.echo(bad.line(), err=True)
 
 
 def who_json(who: Who) -> dict[str, Any]:
@@ -124,7 +140,7 @@ def tally_line(t: Tally) -> str:
 
 def throw_line(t: Throw, luckiest: bool = True) -> str:
     """One throw on a line: who, what, when and its chance (of as much, or as little)."""
-    who = t.who.actor or side_name(t.who.side)
+    who = t.who.name
     at = iso_time(t.who.at) or "time unknown"
     return (
         f"  {who} ({t.who.id}, {at}): {t.shape.dice} rolled {t.label} {t.shape.counts},"
@@ -140,8 +156,9 @@ def uncounted_lines(uncounted: tuple[Uncounted, ...]) -> list[str]:
 
 def move_line(m: Move) -> str:
     """One move of the bar on a line."""
-    who = m.who.actor or side_name(m.who.side)
-    return f"  {who} ({m.who.id}): {m.before}→{m.after}, {m.cause}"
+    who = m.who.name
+    cause = f", {m.cause}" if m.cause else ""
+    return f"  {who} ({m.who.id}): {m.before}→{m.after}{cause}"
 
 
 def luck_lines(found: Luck, top: int, moves: int) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from tidetower.engine.barline import Barline, Step
-from tidetower.engine.luck import side_name
 
 WIDTH, HEIGHT, PAD, LEFT = 640, 240, 28, 110
 
@@ -34,7 +33,7 @@ def _path(line: Barline) -> str:
 
 def _hover(step: Step) -> str:
     """What a dot says on hover: who, the move and its cause."""
-    who = step.who.actor or side_name(step.who.side)
+    who = step.who.name
     causes = "; ".join(step.causes) or "moved"
     return escape(f"{who} ({step.who.id}): {step.before}→{step.after}, {causes}")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,7 +62,9 @@ def read_session(store: Path) -> SessionState:
     try:
         with SessionStore(store, read_only=True) as reader:
             state = reader.load()
-    except StoreError as error:
+            for bad in reader.skipped:
+                click.echo(bad.line(), err=True)
+    except (StoreError, sqlite3.Error) as error:
         raise click.ClickException(str(error)) from None
     if state is None:
         raise click.ClickException(f"no session at {store} yet")

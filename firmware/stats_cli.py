@@ -18,7 +18,13 @@ from tidetower.engine.stats import Counted, DieSummary, dice_of, dice_of_body, s
 from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.tray import DIE_NAMES
 from tidetower.firmware.assign import store_option
-from tidetower.firmware.luck_cli import print_luck, stored_records, write_picture
+from tidetower.firmware.luck_cli import (
+    bounded_record,
+    print_luck,
+    say_skipped,
+    stored_records,
+    write_picture,
+)
 
 CAVEAT = (
     "p is how often a fair die would look at least this uneven. 'No sign of bias' is not proof"
@@ -54,6 +60,12 @@ def body_dice(body: dict[str, Any]) -> tuple[Counted, ...]:
     return dice_of(load_record(body))
 
 
+def bounded_dice(body: dict[str, Any]) -> tuple[Counted, ...]:
+    """The dice of a stored roll a command could have made (as stats luck reads it)."""
+    bounded_record(body)
+    return body_dice(body)
+
+
 def stored_dice(store: Path, since: float | None = None) -> Counter[Counted]:
     """How often each die showed each face in the store's rolls (since `since`), typed
     ones apart; the store opened read-only, its rolls read one at a time."""
@@ -61,7 +73,9 @@ def stored_dice(store: Path, since: float | None = None) -> Counter[Counted]:
         raise click.ClickException(f"no session at {store}")
     try:
         with SessionStore(store, read_only=True) as reader:
-            return Counter(die for body in reader.roll_bodies(since) for die in body_dice(body))
+            found = Counter(die for dice in reader.records(bounded_dice, since) for die in dice)
+            say_skipped(reader.skipped)
+            return found
     except (StoreError, RuleError, sqlite3.Error, ValueError) as error:
         raise click.ClickException(f"cannot read {store}: {error}") from None
 
@@ -205,8 +219,7 @@ def luck(
 def tracker(store: Path, config: Path | None, since: datetime | None, out: Path) -> None:
     """The bar's story over the throws as a small SVG: each move, who moved it, routs."""
     line = write_picture(stored_records(store_of(store, config), since_epoch(since)), out)
-    moved = sum(s.moved for s in line.steps)
-    click.echo(f"wrote {out}: {len(line.steps)} throws of {line.system}, {moved} moves")
+    click.echo(f"wrote {out}: {len(line.steps)} throws of {line.system}, {line.moves} moves")
 
 
 stats_group.add_command(tracker, "tide")

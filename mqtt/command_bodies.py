@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationInfo, field_validator
 
 from tidetower.engine import tray
+from tidetower.engine.bounds import MAX_DICE, MAX_POOL
 from tidetower.engine.dice import DieKind
 from tidetower.engine.rules import Side
 from tidetower.engine.tray import DieName
@@ -43,7 +44,7 @@ class DeclareCommand(Command):
     side: Side | None = None
     reply_to: str | None = Field(None, max_length=64)
     mode: str = Field("", max_length=20)
-    pool: int | None = Field(None, ge=0, le=50)
+    pool: int | None = Field(None, ge=0, le=MAX_POOL)
     params: dict[str, Any] = {}
 
     def declared_params(self) -> dict[str, Any]:
@@ -109,7 +110,7 @@ class RollCommand(Command):
     """Enter a whole throw by hand (no camera, or the GM overrides it)."""
 
     dice: list[DieEntry] = Field(
-        max_length=40, description="[] records a GM action that throws no dice (a new clock)"
+        max_length=MAX_DICE, description="[] records a GM action that throws no dice (a new clock)"
     )
     roller: str = Field("", max_length=80)
 

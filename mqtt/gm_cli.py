@@ -99,12 +99,28 @@ def _silence(settings: MqttSettings, online: bool, timeout: float) -> click.Clic
     )
 
 
+def warn_if_shared(token_file: Path) -> None:
+    """One line on stderr when people other than its owner can read the GM's token (it still
+    signs in with it): anyone who reads it can command the table."""
+    try:
+        mode = os.stat(token_file).st_mode
+    except OSError:
+        return  # the sign-in says in one line why it cannot read it
+    if mode & 0o044:
+        click.echo(
+            f"warning: {token_file} can be read by others (mode {mode & 0o777:04o}), and whoever"
+            f" reads it commands the table: chmod 600 {token_file}",
+            err=True,
+        )
+
+
 def gm_login(settings: MqttSettings, token_file: Path | None, config: Path | None) -> MqttSettings:
     """The settings to sign in with: as the GM with the token from `token_file`, else from
     $TIDETOWER_GM_TOKEN, else the config's own user, else (config `lan`) the tower's token
     file beside its store when it is there; else anonymous."""
     gm: dict[str, object] = {"username": GM_USER, "password_env": None, "password_file": None}
     if token_file is not None:
+        warn_if_shared(token_file)
         return settings.model_copy(update={**gm, "password_file": str(token_file)})
     if os.environ.get(TOKEN_ENV):
         return settings.model_copy(update={**gm, "password_env": TOKEN_ENV})

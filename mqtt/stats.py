@@ -11,9 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tidetower.engine.barline import Barline, BarWalk
+from tidetower.engine.barline import Barline
 from tidetower.engine.codec import dump
-from tidetower.engine.luck import Luck, LuckWalk, Throw, side_name
+from tidetower.engine.luck import Luck, LuckWalk, Throw
 from tidetower.engine.rules import RollRecord, Side
 from tidetower.engine.session import SessionState
 from tidetower.engine.stats import Counted, DieSummary, dice_of, summaries
@@ -181,7 +181,7 @@ class _Walked:
         self.counted: tuple[RollRecord, ...] = ()
         self.dice: list[Counted] = []
         self.luck = LuckWalk()
-        self.bar = BarWalk(system)
+        self.bar = self.luck.bars.walk(system)  # one walk of the bar: the moves luck counts
 
     def extended_by(self, state: SessionState) -> bool:
         """Whether `state` holds the rolls counted, the very same ones, and maybe more."""
@@ -197,7 +197,6 @@ class _Walked:
         for record in history[len(self.counted) :]:
             self.dice.extend(dice_of(record))
             self.luck.add(record)
-            self.bar.add(record)
         self.counted = history
 
 
@@ -220,7 +219,7 @@ def _payload(
             colour_a=bar.colour_a,
             colour_b=bar.colour_b,
             tracker=tracker_body(dump(bar)),
-            moves=len(points),
+            moves=line.moves if line else 0,
             points=points[-TRACK_LENGTH:],
         ),
         luck=luck_body(found, seqs),
@@ -263,7 +262,7 @@ def luck_throw(t: Throw, seqs: Mapping[str, int]) -> LuckThrow:
     return LuckThrow(
         id=t.who.id,
         seq=seqs.get(t.who.id, 0),
-        who=t.who.actor or side_name(t.who.side),
+        who=t.who.name,
         side=t.who.side,
         counts=t.shape.counts,
         dice=t.shape.dice,
@@ -305,7 +304,7 @@ def track_points(line: Barline | None, seqs: Mapping[str, int]) -> list[TrackPoi
         TrackPoint(
             seq=seqs.get(step.who.id, 0),
             id=step.who.id,
-            who=step.who.actor or side_name(step.who.side),
+            who=step.who.name,
             before=step.before,
             after=step.after,
             cause="; ".join(step.causes),

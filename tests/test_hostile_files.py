@@ -119,18 +119,33 @@ def test_a_pipe_named_in_the_config_is_one_line_never_a_hang(tmp_path: Path) -> 
         ("[camera.reader]\nwork_size = 0\n", "camera.reader.work_size"),
         ("[camera.reader]\nwork_size = 18446744073709551617\n", "camera.reader.work_size"),
         ("[table]\ncorrections_keep = 18446744073709551617\n", "table.corrections_keep"),
+        (f'[camera]\ncalibration = "{"a/" * 50_000}"\n', "camera.calibration"),
+        (f'[camera]\ncalibration = "{"c" * 100_000}"\n', "camera.calibration"),
+        (f'[table]\nsnapshots = "{"s" * 100_000}"\n', "table.snapshots"),
     ],
 )
-def test_a_number_beyond_reason_is_refused_at_validation(
+def test_a_number_or_a_path_beyond_reason_is_refused_at_validation(
     tmp_path: Path, line: str, key: str
 ) -> None:
     path = tmp_path / "tower.toml"
     text = _config(tmp_path).read_text()
-    if line.startswith("[table]"):
-        text = text.replace("[table]\n", line)
-    path.write_text(text + ("" if line.startswith("[table]") else line))
+    header = line.partition("\n")[0] + "\n"
+    path.write_text(text.replace(header, line) if header in text else text + line)
     problem = _problem(path)
     assert key in problem and len(problem.splitlines()) == 2
+    assert len(problem) < 400  # the value is shown cut short
+
+
+def test_a_calibration_path_of_100000_characters_is_one_line_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    path = _config(tmp_path)
+    text = path.read_text().replace("[camera]\n", f'[camera]\ncalibration = "{"c" * 100_000}"\n')
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["run", "--config", str(path), "--validate-config"])
+    assert result.exit_code != 0 and "camera.calibration" in result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, OSError)
+    assert "the limit is 4096" in result.output
 
 
 def test_a_config_nested_deep_is_one_line(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from tidetower.engine.systems import get_system, system_names
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
 from tidetower.firmware.luck_cli import stored_records
+from tidetower.mqtt.stats import stats_payload
 
 START = 1_780_000_000.0
 
@@ -230,3 +231,39 @@ def test_a_pool_left_to_the_player_is_judged_by_the_dice_thrown(tmp_path: Path) 
     assert found.uncounted == () and len(found.throws) == 1
     (throw,) = found.throws
     assert (throw.rolled, throw.shape.mean) == (3, 1.5)  # 3d8 at 5+: each die a coin
+
+
+def _practice(path: Path) -> None:
+    """A practice Tide table (actors named as their sides): A opens, B replies; some
+    throws move the bar twice (there and back: 8 → 7 → 8), some once, some not at all."""
+    exchanges = [((8, 8, 8), 20, (1, 1, 1), None), ((6, 5, 1), 1, (5, 6, 2), 1)]
+    exchanges += [((1, 2, 3), None, (7, 8, 1), 20), ((8, 7, 6), 20, (8, 7, 6), None)]
+    with Table(path, "tide") as table:
+        for a_faces, a_omen, b_faces, b_omen in exchanges:
+            opening = RollContext(actor="Side A", side="a", mode="tide", pool=3,
+                                  params={"tier": "d8", "tide_linked": True})  # fmt: skip
+            table.declare(opening)
+            first = table.record(d8s(*a_faces, omen=a_omen))
+            table.declare(RollContext(actor="Side B", side="b", reply_to=first.id, pool=3,
+                                      params={"tier": "d8"}))  # fmt: skip
+            table.record(d8s(*b_faces, omen=b_omen))
+
+
+def test_a_side_is_named_one_way_and_a_move_is_counted_one_way(tmp_path: Path) -> None:
+    path = tmp_path / "practice.db"
+    _practice(path)
+    with SessionStore(path, read_only=True) as reader:
+        state = reader.load()
+    assert state is not None
+    motions = [len(r.outcome.motions) for r in state.history]
+    assert max(motions) == 2 and 0 in motions  # twice in one throw, and not at all
+    data = json.loads(_cli("stats", "luck", "--store", str(path), "--json"))
+    names = [(t["by"], t["name"]) for t in data["tallies"]]
+    assert names == [("side", "side a"), ("side", "side b")]  # no "Side A" row beside it
+    plain = _cli("stats", "luck", "--store", str(path))
+    drawn = _cli("stats", "tracker", "--store", str(path), "--out", str(tmp_path / "b.svg"))
+    moves = len(data["moves"])
+    assert f"the bar moved {moves} times" in plain and f", {moves} moves" in drawn
+    page = stats_payload(state)
+    assert page.luck.moves == page.track.moves == moves
+    assert [t.name for t in page.luck.tallies] == ["side a", "side b"]

@@ -40,7 +40,7 @@ from tidetower.engine.store import SessionStore
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.firmware.cli import main
-from tidetower.firmware.export import COLUMNS
+from tidetower.firmware.export import COLUMNS, cell
 from tidetower.firmware.stats_cli import CAVEAT
 
 ZHAO = RollContext(
@@ -266,6 +266,50 @@ def test_a_missing_or_damaged_store_is_one_clear_error(tmp_path: Path) -> None:
     _recorded(path, throws=2)
     with sqlite3.connect(path) as db:
         db.execute("UPDATE rolls SET body = 'not json' WHERE seq = 2")
-    damaged = CliRunner().invoke(main, ["stats", "dice", "--store", str(path)])
-    assert damaged.exit_code == 1 and f"cannot read {path}" in damaged.output
-    assert damaged.exception is None or isinstance(damaged.exception, SystemExit)
+    damaged = CliRunner().invoke(main, ["stats", "dice", "--store", str(path), "--json"])
+    assert damaged.exit_code == 0  # a bad row is skipped and named; the rest is counted
+    assert "stored roll seq 2 skipped: not JSON" in damaged.stderr
+    assert [d["throws"] for d in json.loads(damaged.stdout)["dice"]] == [2, 1]
+
+
+HOSTILE_ACTORS = ['=HYPERLINK("http://x","a")', "+cmd|'/c calc'!A0", "-2+3", "@SUM(A1)"]
+
+
+def test_export_csv_keeps_a_formula_as_text_and_numbers_as_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with Table(path, "graded-d100") as table:  # a bar that goes below 0: negative positions
+        for n, actor in enumerate(HOSTILE_ACTORS * 2):
+            side = "ab"[n % 2]
+            table.declare(RollContext(actor=actor, side=side, mode="attack"))  # type: ignore[arg-type]
+            table.record(Roll((Die(DieKind.D100, 5 + n),)))
+    rows = list(csv.DictReader(io.StringIO(_cli("session", "export", "--store", str(path)))))
+    assert [r["actor"] for r in rows] == ["'" + a for a in HOSTILE_ACTORS * 2]
+    formulas = ("=", "+", "-", "@", "\t", "\r")
+    assert not any(
+        v.startswith(formulas)
+        for r in rows
+        for k, v in r.items()
+        if k != "position_before" and k != "position_after"
+    )
+    positions = [r[k] for r in rows for k in ("position_before", "position_after")]
+    assert any(p.startswith("-") for p in positions)  # a real number stays a number
+    assert all(int(p) == float(p) for p in positions)
+    throws = json.loads(_cli("session", "export", "--store", str(path), "--format", "json"))
+    assert [t["actor"] for t in throws] == HOSTILE_ACTORS * 2  # JSON is no spreadsheet
+    assert [cell(v) for v in ("\tx", "\rx", -3, 2.5, "x=1")] == ["'\tx", "'\rx", -3, 2.5, "x=1"]
+
+
+def test_export_takes_after_from_the_roll_s_own_result_around_a_set_up(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    opening = RollContext(
+        actor="Zhao", side="a", pool=2, params={"tier": "d8", "tide_linked": True}
+    )
+    with Table(path, "tide") as table:
+        table.declare(opening)
+        moved = table.record(Roll((Die(DieKind.D8, 1), Die(DieKind.D8, 1), Die(DieKind.D20, 20))))
+        table.reset_tracker({})
+        table.declare(opening)
+        table.record(Roll((Die(DieKind.D8, 1), Die(DieKind.D8, 1))))
+    assert [(m.before, m.after) for m in moved.outcome.motions] == [(8, 9)]
+    throws = json.loads(_cli("session", "export", "--store", str(path), "--format", "json"))
+    assert [(t["position_before"], t["position_after"]) for t in throws] == [(8, 9), (8, 8)]

@@ -7,12 +7,12 @@ import logging
 import queue
 import threading
 from abc import ABC, abstractmethod
-from pathlib import Path
 from types import TracebackType
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from tidetower.engine.files import BoundedPath
 from tidetower.vision.settings import ReaderSettings
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ class SourceConfig(BaseModel, ABC):
 
     model_config = ConfigDict(extra="forbid")
     size: tuple[int, int] | None = None
-    calibration: Path | None = None
+    calibration: BoundedPath | None = None
     frame_timeout_s: float = Field(2.0, gt=0, le=3600)
     reader: ReaderSettings = Field(default_factory=ReaderSettings)
     """[camera.reader]: the dice reader's knobs (vision/settings.py), its taught `profile` and
