@@ -7,6 +7,20 @@ const seen = new Set();            // roll event ids already shown (QoS 1 may re
 let config, client, base, requestCount = 0;
 let lastSession = null;            // the latest retained `session` (attention.js reads it)
 
+// No form of the page ever navigates: a submit before its handler is wired would put what
+// was typed (the GM token) in the address and the history. Sign-in is wired at once, before
+// config.json loads; a token typed early is used by the first connect.
+document.addEventListener("submit", (event) => event.preventDefault(), true);
+$("form-login").addEventListener("submit", signIn);
+
+function signIn(event) {
+  const { user, password } = event.target.elements;
+  // the GM token's user is "gm": a token alone signs the GM in
+  sessionStorage.setItem("tt-user", user.value || (password.value ? "gm" : ""));
+  sessionStorage.setItem("tt-password", password.value);
+  if (config) connect();  // else main() connects with it once config.json is in
+}
+
 async function loadConfig() {
   const query = new URLSearchParams(location.search);
   let served = {};
@@ -270,14 +284,6 @@ function wireControls() {
   }
   $("reread").addEventListener("click", () => send("reread", {}));
   $("learn").addEventListener("click", () => send("learn", {}));
-  $("form-login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const { user, password } = event.target.elements;
-    // the GM token's user is "gm": a token alone signs the GM in
-    sessionStorage.setItem("tt-user", user.value || (password.value ? "gm" : ""));
-    sessionStorage.setItem("tt-password", password.value);
-    connect();
-  });
 }
 
 async function main() {
