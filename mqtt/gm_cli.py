@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.client import BrokerClient, Message, secret_client_id
 from tidetower.mqtt.lan import GM_USER, TOKEN_FILE
 from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.registry import COMMANDS, reply_line
@@ -182,7 +182,7 @@ def send(settings: MqttSettings, command: str, body: dict[str, Any], timeout: fl
     replies: queue.Queue[Message] = queue.Queue()
     sessions: queue.Queue[Message] = queue.Queue()
     online = threading.Event()
-    client = _client(settings, f"tidetower-gm-{body['id']}")
+    client = _client(settings, secret_client_id("tidetower-gm-"))  # never the request's id
     client.subscribe(topics.command_result, replies.put, qos=1)
     client.subscribe(topics.status, lambda m: _follow(online, m), qos=1)
     replying = command == "declare" and body.get("reply_to") == LAST
