@@ -188,14 +188,14 @@ class SimulatedTable:
         attention = self.loop.attention
         reading = attention.reading if attention is not None else None
         tray = tuple(self.source.dice)  # as it is now: a re-read may empty it meanwhile
-        if reading is None or not reading.unreadable or not tray:
+        if attention is None or reading is None or not reading.unreadable or not tray:
             self._throw_again()
             return
         self.gm_fixes += 1
         box = reading.unreadable[0].box
         truth = min(tray, key=lambda d: _distance(d.box, box))
         try:
-            self.loop.enter_die(0, truth.die, truth.value)
+            self.loop.enter_die(attention.die_numbers()[0], truth.die, truth.value)
         except RuleError:
             self._throw_again()
 

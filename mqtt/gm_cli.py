@@ -158,7 +158,9 @@ def gm_command(
     """Send one GM command to the running tower and say what it did.
 
     Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
-    `tidetower gm die index=0 not_a_die=true` (no die there); dice are typed as for
+    `tidetower gm die index=0 not_a_die=true` (no die there); a die's index is its number
+    (`#N`, on the terminal and the page), kept for the whole throw while the others are
+    entered, so `index=1` is always the die first listed as #1; dice are typed as for
     `session roll`: `tidetower gm roll d6=5,3,1 d20=13`; `tidetower gm reread`;
     `tidetower gm setup NAME=VALUE...` sets the tracker up afresh with the active system's
     settings (`tidetower session setup --help` lists them);
