@@ -77,7 +77,7 @@ def throw(tower: Tower, dice: tuple[str, ...], answer: bool = True) -> None:
         assert attention is not None and attention.reading is not None
         asked = attention.reading.unreadable[0]
         truth = min(thrown, key=lambda d: _gap(d.box, asked.box))
-        tower.loop.enter_die(0, truth.die, truth.value)
+        tower.loop.enter_die(attention.die_numbers()[0], truth.die, truth.value)
     tower.camera.reach_in()
     step_until(tower, lambda: tower.loop.state is TowerState.IDLE and tower.camera.idle)
 

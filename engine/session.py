@@ -54,8 +54,8 @@ class SessionState:
     undone: tuple[RollRecord, ...] = ()
     """Rolls taken back since the last other change, the latest last: what `redo` puts back."""
     set_up_after: int | None = None
-    """The seq of the latest roll when the GM last set the tracker up afresh (None: not since
-    the system was chosen): undo does not reach behind it, or the set-up would be lost."""
+    """The seq of the latest roll when the GM last set the tracker up afresh or chose another
+    system (None: never): undo does not reach behind it, or the fresh tracker would be lost."""
 
     @property
     def next_id(self) -> str:
@@ -196,8 +196,8 @@ def undo_refusal(state: SessionState, last: RollRecord) -> str | None:
     up afresh), in the table's words; None when nothing later would be lost."""
     if last.system != state.system:
         return (
-            f"the last roll was made under {last.system!r} but the table now plays "
-            f"{state.system!r}: switch back to undo it"
+            f"cannot take back {last.id}: it was made under {last.system!r} but the table "
+            f"now plays {state.system!r}; undo would lose that switch"
         )
     if state.set_up_after is not None and state.set_up_after >= last.seq:
         bar = state.bar()
@@ -257,8 +257,13 @@ def switch_system(
     """Change the table's rule system; its tracker starts fresh, the history is kept."""
     check_json(settings or {}, "settings")
     tracker = get_system(system).initial_state(settings or {})
-    # a roll of the other system is guarded by its own refusal; switching back undoes it
+    # a fresh tracker, as a set-up makes: undo never reaches behind it (switching back too)
     switched = dataclasses.replace(
-        state, system=system, tracker=tracker, declared=RollContext(), undone=(), set_up_after=None
+        state,
+        system=system,
+        tracker=tracker,
+        declared=RollContext(),
+        undone=(),
+        set_up_after=state.next_seq - 1,
     )
     return logged(switched, "system", f"switched from {state.system} to {system}", at=at)

@@ -248,9 +248,23 @@ class Attention:
     """The reading as the camera made it, before the GM entered any die (None: `reading`)."""
     snapshot: str | None = None
     """The file name of the tray photo the reading was made from, if one was kept."""
+    numbers: tuple[int, ...] | None = None
+    """The number each die of `reading.unreadable` has had since the camera read the throw
+    (None: its place there); a die keeps it while the GM enters the others."""
+
+    def die_numbers(self) -> tuple[int, ...]:
+        """The number of each die still unread, in the order `reading.unreadable` holds them."""
+        left = len(self.reading.unreadable) if self.reading is not None else 0
+        return self.numbers if self.numbers is not None else tuple(range(left))
 
 
-def unreadable_reason(unreadable: Sequence[Unreadable]) -> str:
-    """Why a reading waits for the GM: how many dice are still unread, and why each is."""
+def unreadable_reason(
+    unreadable: Sequence[Unreadable], numbers: Sequence[int] | None = None
+) -> str:
+    """Why a reading waits for the GM: how many dice are still unread, each by its number
+    (its place, if none is given) and why."""
     count = "1 die" if len(unreadable) == 1 else f"{len(unreadable)} dice"
-    return f"{count} could not be read: " + "; ".join(u.reason for u in unreadable)
+    numbered = zip(
+        numbers if numbers is not None else range(len(unreadable)), unreadable, strict=True
+    )
+    return f"{count} could not be read: " + "; ".join(f"#{n} {u.reason}" for n, u in numbered)

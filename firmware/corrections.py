@@ -125,50 +125,57 @@ def _plain(folder: Path, name: str, entry: object) -> bool:
 
 
 def entered(pending: Attention | None, index: int, die: str, value: int) -> Attention:
-    """Return the pending reading with its unreadable die `index` entered by the GM as `die`
-    showing `value`, and the camera's own reading kept beside it; refuse, changing nothing,
-    when no reading waits or the die or the face does not exist."""
-    waiting, reading = _waiting_for(pending, index)
+    """Return the pending reading with its unreadable die number `index` entered by the GM
+    as `die` showing `value`, and the camera's own reading kept beside it; refuse, changing
+    nothing, when no reading waits or the die or the face does not exist."""
+    waiting, reading, place = _waiting_for(pending, index)
     value = entered_face(die, value)  # refuse an impossible face before changing anything
-    typed = DieRead(die, value, reading.unreadable[index].box, 1.0, typed=True)
-    return _settled(waiting, reading, index, (*reading.dice, typed))
+    typed = DieRead(die, value, reading.unreadable[place].box, 1.0, typed=True)
+    return _settled(waiting, reading, place, (*reading.dice, typed))
 
 
 def not_a_die(pending: Attention | None, index: int) -> Attention:
     """Return the pending reading without its unreadable die `index`, which the GM says is no
     die (a tray corner, a shadow): absent from the dice, so a correction kept of it says so;
     refused, changing nothing, when it is all that is left (throw again instead)."""
-    waiting, reading = _waiting_for(pending, index)
+    waiting, reading, place = _waiting_for(pending, index)
     if not reading.dice and len(reading.unreadable) == 1:
         raise RuleError(
-            f"unreadable die {index} is all that is left of the throw: without it there is "
+            f"unreadable die #{index} is all that is left of the throw: without it there is "
             "no roll; throw again instead"
         )
-    return _settled(waiting, reading, index, reading.dice)
+    return _settled(waiting, reading, place, reading.dice)
 
 
-def _waiting_for(pending: Attention | None, index: int) -> tuple[Attention, Reading]:
-    """The pending attention and its reading, if one waits with an unreadable die `index`;
-    else refused."""
+def _waiting_for(pending: Attention | None, index: int) -> tuple[Attention, Reading, int]:
+    """The pending attention, its reading and the place in it of unreadable die number
+    `index`, if that die still waits; else refused, saying which do."""
     reading = pending.reading if pending is not None else None
     if pending is None or reading is None:
         raise RuleError("no reading is waiting for a die to be entered")
-    if not 0 <= index < len(reading.unreadable):
-        raise RuleError(
-            f"unreadable die {index} does not exist: there are {len(reading.unreadable)}"
-        )
-    return pending, reading
+    numbers = pending.die_numbers()
+    if index in numbers:
+        return pending, reading, numbers.index(index)
+    left = ", ".join(f"#{n}" for n in numbers)
+    camera = pending.camera or reading
+    was = "is entered already" if 0 <= index < len(camera.unreadable) else "does not exist"
+    raise RuleError(f"unreadable die #{index} {was}: still to enter {left}")
 
 
 def _settled(
-    pending: Attention, reading: Reading, index: int, dice: tuple[DieRead, ...]
+    pending: Attention, reading: Reading, place: int, dice: tuple[DieRead, ...]
 ) -> Attention:
-    """The pending `reading` with unreadable die `index` settled as `dice` say, the reason
-    following what is left and the camera's own reading kept beside it."""
-    rest = tuple(u for i, u in enumerate(reading.unreadable) if i != index)
+    """The pending `reading` with the unreadable die at `place` settled as `dice` say, the
+    others keeping their numbers, the reason following what is left and the camera's own
+    reading kept beside it."""
+    rest = tuple(u for i, u in enumerate(reading.unreadable) if i != place)
+    numbers = tuple(n for i, n in enumerate(pending.die_numbers()) if i != place)
     completed = Reading(dice, rest, reading.ms)
-    reason = unreadable_reason(rest) if rest and pending.kind == "unreadable" else pending.reason
-    return replace(pending, reason=reason, reading=completed, camera=pending.camera or reading)
+    reason = pending.reason
+    if rest and pending.kind == "unreadable":
+        reason = unreadable_reason(rest, numbers)
+    camera = pending.camera or reading
+    return replace(pending, reason=reason, reading=completed, camera=camera, numbers=numbers)
 
 
 def by_hand(read: Reading, dice: Sequence[tuple[str, int]]) -> Reading | None:

@@ -292,6 +292,7 @@ class ReadLoop:
         self.attention = None
         self._enter(TowerState.RESULT)
         self.on_roll.call(f"roll {record.id} (stored)", record, reading)
+        self.clear_tray()  # stored, nothing left for the GM: a fitted servo pours it out
 
     def _record_roll(self, roll: Roll, reading: Reading) -> RollRecord:
         """Record the roll; a re-read first takes back the roll it replaces, if still last."""

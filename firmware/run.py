@@ -30,7 +30,7 @@ from tidetower.firmware.config import (
     config_warnings,
     load_config,
 )
-from tidetower.firmware.sim import GM_MODES, sim_config, simulated_parts
+from tidetower.firmware.sim import GM_MODES, WHERE_TO_TYPE, sim_config, simulated_parts
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
@@ -295,7 +295,7 @@ def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> bo
     default="simulated",
     show_default=True,
     help="--sim: who plays the GM; person: you declare (gm declare, the page) and the "
-    "players throw that, and you type what the camera cannot read.",
+    f"players throw that; {WHERE_TO_TYPE}.",
 )
 @broker_options
 @own_broker_options

@@ -52,10 +52,15 @@ def sim_config(store: Path, system: str = DEFAULT_SYSTEM) -> TowerConfig:
     return TowerConfig(table=table, camera=SimulatedConfig(), pins=SIM_PINS.model_copy())
 
 
+WHERE_TO_TYPE = (
+    "enter each die the camera cannot read on the page (`tidetower display`) or with "
+    "`tidetower gm die index=N kind=KIND value=FACE`; this terminal reads no typing"
+)
+"""Where a person playing the GM enters a die: MQTT only (the page, `tidetower gm`)."""
 GM_MODES = {
     "simulated": "the GM is simulated: it declares each roll and types what the camera cannot read",
     "person": "you are the GM: the players throw what you declare (`tidetower gm declare`, "
-    "the page) and wait for you on a die the camera cannot read",
+    f"the page) and wait for you: {WHERE_TO_TYPE}",
 }
 """Who plays the GM at a simulated table, and what the table is told about it."""
 
@@ -188,14 +193,14 @@ class SimulatedTable:
         attention = self.loop.attention
         reading = attention.reading if attention is not None else None
         tray = tuple(self.source.dice)  # as it is now: a re-read may empty it meanwhile
-        if reading is None or not reading.unreadable or not tray:
+        if attention is None or reading is None or not reading.unreadable or not tray:
             self._throw_again()
             return
         self.gm_fixes += 1
         box = reading.unreadable[0].box
         truth = min(tray, key=lambda d: _distance(d.box, box))
         try:
-            self.loop.enter_die(0, truth.die, truth.value)
+            self.loop.enter_die(attention.die_numbers()[0], truth.die, truth.value)
         except RuleError:
             self._throw_again()
 

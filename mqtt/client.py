@@ -6,6 +6,7 @@ Everything else (publisher, nodes, commands) talks to the broker through `Broker
 from __future__ import annotations
 
 import logging
+import secrets
 import socket
 import ssl
 import threading
@@ -43,6 +44,11 @@ class Will:
 
 
 Handler = Callable[[Message], None]
+
+
+def secret_client_id(prefix: str) -> str:
+    """`prefix` and 128 random bits: an id no guest can guess, so none can take it over."""
+    return prefix + secrets.token_hex(16)
 
 
 class BrokerClient:

@@ -129,7 +129,12 @@ class DieCommand(Command):
     """Enter or correct one die of the pending reading (an unreadable die), or drop it:
     `not_a_die` (the camera took a tray corner or a shadow for a die)."""
 
-    index: int = Field(ge=0, le=39)
+    index: int = Field(
+        ge=0,
+        le=39,
+        description="the die's number (`attention.unreadable[].index`), kept for the whole "
+        "throw while the others are entered",
+    )
     not_a_die: bool = Field(False, description="no die: left out of the reading")
     kind: DieName | None = Field(None, validate_default=True)
     value: int | None = Field(

@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.client import BrokerClient, Message, secret_client_id
 from tidetower.mqtt.lan import GM_USER, TOKEN_FILE
 from tidetower.mqtt.options import node_options, node_settings
 from tidetower.mqtt.registry import COMMANDS, reply_line
@@ -174,7 +174,9 @@ def gm_command(
     """Send one GM command to the running tower and say what it did.
 
     Fields are KEY=VALUE, e.g. `tidetower gm die index=0 kind=d6 value=4`,
-    `tidetower gm die index=0 not_a_die=true` (no die there); dice are typed as for
+    `tidetower gm die index=0 not_a_die=true` (no die there); a die's index is its number
+    (`#N`, on the terminal and the page), kept for the whole throw while the others are
+    entered, so `index=1` is always the die first listed as #1; dice are typed as for
     `session roll`: `tidetower gm roll d6=5,3,1 d20=13`; `tidetower gm reread`;
     `tidetower gm setup NAME=VALUE...` sets the tracker up afresh with the active system's
     settings (`tidetower session setup --help` lists them);
@@ -198,7 +200,7 @@ def send(settings: MqttSettings, command: str, body: dict[str, Any], timeout: fl
     replies: queue.Queue[Message] = queue.Queue()
     sessions: queue.Queue[Message] = queue.Queue()
     online = threading.Event()
-    client = _client(settings, f"tidetower-gm-{body['id']}")
+    client = _client(settings, secret_client_id("tidetower-gm-"))  # never the request's id
     client.subscribe(topics.command_result, replies.put, qos=1)
     client.subscribe(topics.status, lambda m: _follow(online, m), qos=1)
     replying = command == "declare" and body.get("reply_to") == LAST

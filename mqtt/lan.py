@@ -49,8 +49,9 @@ class LanAccess:
 
     @property
     def tower_client_id(self) -> str:
-        """A client id no guest can guess, so none can take the tower's session over."""
-        return "tidetower-" + hashlib.sha256(self.tower_secret.encode()).hexdigest()[:12]
+        """A client id no guest can guess (128 bits from its secret) nor read anywhere, the
+        same at every start, so none can take the tower's session over."""
+        return "tidetower-" + hashlib.sha256(self.tower_secret.encode()).hexdigest()[:32]
 
 
 def lan_access(settings: MqttSettings, folder: Path | None) -> LanAccess | None:

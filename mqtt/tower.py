@@ -50,7 +50,10 @@ def attention_body(attention: Attention | None) -> dict[str, Any] | None:
     body = AttentionBody(
         kind=attention.kind,
         reason=attention.reason,
-        unreadable=[UnreadableBody.seen(i, u) for i, u in enumerate(reading.unreadable)],
+        unreadable=[
+            UnreadableBody.seen(n, u)
+            for n, u in zip(attention.die_numbers(), reading.unreadable, strict=True)
+        ],
         dice=[DieBody.seen(d) for d in reading.dice],
         snapshot=attention.snapshot,
     )

@@ -90,9 +90,21 @@ def test_run_says_who_plays_the_gm(tmp_path: Path) -> None:
             said = person.stderr.readline()
             assert said, "the tower ended without saying who plays the GM"
         assert said.startswith("sim: you are the GM"), said
+        assert WHERE_TO_TYPE in said  # issue 37 (5): this terminal reads nothing typed
     finally:
         person.terminate()
         person.wait()
+
+
+WHERE_TO_TYPE = (
+    "enter each die the camera cannot read on the page (`tidetower display`) or with "
+    "`tidetower gm die index=N kind=KIND value=FACE`; this terminal reads no typing"
+)
+
+
+def test_run_help_says_where_the_person_gm_types() -> None:
+    shown = " ".join(CliRunner().invoke(main, ["run", "--help"]).output.split())
+    assert "this terminal reads no typing" in shown and "tidetower gm die index=N" in shown
 
 
 def test_the_declared_dice_come_with_the_practice_dice_beside_its_pool() -> None:

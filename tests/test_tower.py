@@ -460,7 +460,7 @@ def test_a_correction_keeps_what_the_camera_read_before_any_die_was_entered(
 
     loop = _dropped_on(tray, empty, reader, corrections, tmp_path, factory)
     loop.enter_die(0, "d6", 3)
-    loop.enter_die(0, "d6", 5)  # the GM answers both; the roll counts
+    loop.enter_die(1, "d6", 5)  # the GM answers both (#1 keeps its number); the roll counts
     ((label),) = corrections.labels().values()
     assert [u["reason"] for u in label["camera"]["unreadable"]] == ["blurred 1", "blurred 2"]
     assert label["camera"]["dice"] == [] and len(label["dice"]) == 2
@@ -479,7 +479,7 @@ def test_a_corner_the_gm_says_is_no_die_is_left_out_and_kept_so(
 
     loop = _dropped_on(tray, empty, reader, corrections, tmp_path, factory)
     assert loop.state is TowerState.NEEDS_ATTENTION
-    with pytest.raises(RuleError, match="unreadable die 1 does not exist"):
+    with pytest.raises(RuleError, match="unreadable die #1 does not exist"):
         loop.drop_die(1)
     loop.drop_die(0)
     assert loop.state is TowerState.RESULT
@@ -526,7 +526,7 @@ def test_the_tray_photo_is_kept_for_the_gm_and_the_roll_and_typed_dice_say_so(
     )
     waiting = loop.attention
     assert waiting is not None and waiting.snapshot == f"attention-{loop.table.state.next_id}.jpg"
-    assert waiting.reason == "2 dice could not be read: blurred 1; blurred 2"
+    assert waiting.reason == "2 dice could not be read: #0 blurred 1; #1 blurred 2"
     photo = cv2.imread(str(snapshots.folder / waiting.snapshot))
     assert photo is not None and photo.shape == tray.shape  # the page crops each die from it
     on_disk: list[bool] = []
@@ -540,8 +540,8 @@ def test_the_tray_photo_is_kept_for_the_gm_and_the_roll_and_typed_dice_say_so(
     loop.table.listeners.append(heard)
     loop.enter_die(0, "d6", 3)
     assert loop.attention is not None and loop.attention.snapshot == waiting.snapshot
-    assert loop.attention.reason == "1 die could not be read: blurred 2"  # the dice left
-    loop.enter_die(0, "d6", 5)
+    assert loop.attention.reason == "1 die could not be read: #1 blurred 2"  # the die left
+    loop.enter_die(1, "d6", 5)  # #1 keeps its number
     record = loop.table.state.history[0]
     assert on_disk == [True]  # the photo was there before anyone heard of the roll
     assert record.snapshot == f"{record.id}.jpg" and record.reading is not None

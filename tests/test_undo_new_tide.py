@@ -101,3 +101,22 @@ def test_gm_undo_after_a_new_tide_is_refused_in_its_reply(
         assert said.output.startswith("The tower refused undo: cannot take back")
         assert [r.id for r in table.state.history] == [rolled]
         assert table.bar().label_b == "Mongol"
+
+
+def test_undo_across_a_new_tide_made_by_a_system_switch_is_refused(tmp_path: Path) -> None:
+    """Issue 37: roll, `gm system name=d6-pool`, `gm system name=tide` (a fresh bar), undo:
+    refused as a set-up is, and the fresh bar stays."""
+    with Table(tmp_path / "s.db") as table:
+        table.reset_tracker({"weight_a": 8, "weight_b": 8})
+        table.declare(ZHAO)
+        rolled = table.record(THROW).id
+        table.switch_system("d6-pool")
+        with pytest.raises(RuleError, match=f"cannot take back {rolled}: .*d6-pool"):
+            table.undo()
+        table.switch_system("tide")
+        fresh = table.state
+        with pytest.raises(RuleError, match=f"cannot take back {rolled}: a new tide was set"):
+            table.undo()
+        assert table.state == fresh and [r.id for r in fresh.history] == [rolled]
+    with Table(tmp_path / "s.db") as again, pytest.raises(RuleError, match="a new tide"):
+        again.undo()

@@ -185,14 +185,14 @@ function fixDie(index, kind, value, attention) {
   pendingFix.set(id, [attention, index]);
 }
 
-// A die entered (or said to be none): the loop drops it from the list (later ones move down one), unless the
-// tower has already sent the list as it now is.
+// A die entered (or said to be none): the loop drops it from the list, unless the tower has already sent the
+// list as it now is. The others keep their numbers (a die keeps one for the whole throw).
 function attentionReplied(reply) {
   const fix = pendingFix.get(reply.id);
   pendingFix.delete(reply.id);
   if (!fix || !reply.ok || fix[0] !== shownAttention) return;
   const [attention, index] = fix;
-  const rest = attention.unreadable.filter((u) => u.index !== index).map((u, i) => ({ ...u, index: i }));
+  const rest = attention.unreadable.filter((u) => u.index !== index);
   showAttention(rest.length ? { ...attention, unreadable: rest } : null);
 }
 

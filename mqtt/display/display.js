@@ -5,7 +5,24 @@
 const $ = (id) => document.getElementById(id);
 const seen = new Set();            // roll event ids already shown (QoS 1 may repeat one)
 let config, client, base, requestCount = 0;
+// The page's request ids: every guest reads them in the replies on cmd/result, so they are
+// random of their own and never the client id (which would let a guest take it over).
+const requestTag = secretId("page-").slice(0, 29);
 let lastSession = null;            // the latest retained `session` (attention.js reads it)
+
+// No form of the page ever navigates: a submit before its handler is wired would put what
+// was typed (the GM token) in the address and the history. Sign-in is wired at once, before
+// config.json loads; a token typed early is used by the first connect.
+document.addEventListener("submit", (event) => event.preventDefault(), true);
+$("form-login").addEventListener("submit", signIn);
+
+function signIn(event) {
+  const { user, password } = event.target.elements;
+  // the GM token's user is "gm": a token alone signs the GM in
+  sessionStorage.setItem("tt-user", user.value || (password.value ? "gm" : ""));
+  sessionStorage.setItem("tt-password", password.value);
+  if (config) connect();  // else main() connects with it once config.json is in
+}
 
 async function loadConfig() {
   const query = new URLSearchParams(location.search);
@@ -211,7 +228,7 @@ function showRoll(event) {
 }
 
 function showResult(reply) {
-  if (!reply.id || !reply.id.startsWith(client.options.clientId)) return;
+  if (!reply.id || !reply.id.startsWith(`${requestTag}-`)) return;
   if (reply.id === waitingFor) waitingFor = null;
   attentionReplied(reply);
   teachReplied(reply);
@@ -227,7 +244,7 @@ function showResult(reply) {
 let waitingFor = null;
 
 function send(command, body) {
-  body.id = `${client.options.clientId}-${++requestCount}`;
+  body.id = `${requestTag}-${++requestCount}`;
   waitingFor = body.id;
   const say = (kind, text) => {
     for (const status of [$("cmd-status"), $("attention-status"), $("teach-status")]) {
@@ -270,14 +287,6 @@ function wireControls() {
   }
   $("reread").addEventListener("click", () => send("reread", {}));
   $("learn").addEventListener("click", () => send("learn", {}));
-  $("form-login").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const { user, password } = event.target.elements;
-    // the GM token's user is "gm": a token alone signs the GM in
-    sessionStorage.setItem("tt-user", user.value || (password.value ? "gm" : ""));
-    sessionStorage.setItem("tt-password", password.value);
-    connect();
-  });
 }
 
 async function main() {

@@ -25,10 +25,17 @@ function packet(first, body) {
   return new Uint8Array([first, ...remainingLength(body.length), ...body]);
 }
 
+// 128 random bits after `prefix`: a guest can neither guess the id nor read it anywhere (it
+// goes in the CONNECT only), so none can take the connection over by connecting with it.
+function secretId(prefix) {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return prefix + Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 class MqttSocket {
   constructor(url, options) {
     this.url = url;
-    this.options = Object.assign({ keepalive: 30, clientId: "display-" + Math.random().toString(16).slice(2, 10) }, options);
+    this.options = Object.assign({ keepalive: 30 }, options);
     this.filters = new Map();
     this.acks = new Map();
     this.nextId = 1;
@@ -38,6 +45,7 @@ class MqttSocket {
   }
 
   connect() {
+    this.clientId = this.options.clientId || secretId("display-");  // afresh on every connect
     this.ws = new WebSocket(this.url, ["mqtt"]);
     this.ws.binaryType = "arraybuffer";
     this.ws.onopen = () => this.ws.send(this.connectPacket());
@@ -47,7 +55,8 @@ class MqttSocket {
   }
 
   connectPacket() {
-    const { clientId, username, password, keepalive } = this.options;
+    const { username, password, keepalive } = this.options;
+    const clientId = this.clientId;
     let flags = 0x02; // clean session: the page reads the retained state on every connect
     const payload = [...mqttString(clientId)];
     if (username) { flags |= 0x80; payload.push(...mqttString(username)); }
@@ -164,3 +173,4 @@ class MqttSocket {
 }
 
 window.MqttSocket = MqttSocket;
+window.secretId = secretId;

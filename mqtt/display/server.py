@@ -13,7 +13,6 @@ import contextlib
 import json
 import logging
 import re
-import shutil
 import threading
 from http import HTTPStatus
 from pathlib import Path
@@ -71,10 +70,18 @@ def snapshot_path(folder: Path, name: str) -> Path | None:
     return path
 
 
-def page_html() -> bytes:
-    """display.html as served: its forms are built from the system's description, which the
-    page reads from the retained `session`."""
-    return (PAGE_DIR / "display.html").read_bytes()
+class PageMissing(OSError):
+    """A file of the page that cannot be read where the package keeps it."""
+
+
+def page_files() -> dict[str, bytes]:
+    """Every file of the page (FILES), read once, or PageMissing naming the first missing."""
+    try:
+        return {name: (PAGE_DIR / name).read_bytes() for name in FILES}
+    except OSError as error:
+        name = Path(error.filename or "?").name
+        said = f"the page's {name} cannot be read in {PAGE_DIR} ({error.strerror}): reinstall"
+        raise PageMissing(f"{said} tidetower") from None
 
 
 def gm_signs_in(settings: MqttSettings, bind: str) -> bool:
@@ -116,6 +123,7 @@ def _handler(
     settings: MqttSettings, bind: str, join_url: str | None, snapshots: Path | None
 ) -> type[BoundedHandler]:
     config = page_config(settings, join_url, bind, photos=snapshots is not None)
+    files = page_files()  # read at start: a reinstall under a running page changes nothing
     qr = qr_svg(join_url) if join_url else None
 
     class PageHandler(BoundedHandler):
@@ -133,10 +141,8 @@ def _handler(
                 self._send(config, "application/json")
             elif name == "qr.svg" and qr is not None:
                 self._send(qr, "image/svg+xml")
-            elif name == "display.html":
-                self._send(page_html(), FILES[name])
-            elif name in FILES:
-                self._send((PAGE_DIR / name).read_bytes(), FILES[name])
+            elif name in files:
+                self._send(files[name], FILES[name])
             elif name.startswith("snapshots/") and snapshots is not None:
                 self._send_photo(snapshots, name.removeprefix("snapshots/"))
             else:
@@ -218,9 +224,8 @@ class DisplayServer:
 def export_page(folder: Path) -> Path:
     """Write the page's files to `folder`; returns the page to open."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name in FILES:
-        shutil.copyfile(PAGE_DIR / name, folder / name)
-    (folder / "display.html").write_bytes(page_html())
+    for name, body in page_files().items():
+        (folder / name).write_bytes(body)
     return folder / "display.html"
 
 
@@ -230,6 +235,8 @@ def _serve(
     """The page's server, or one line saying why it cannot listen."""
     try:
         return DisplayServer(settings, bind, port, join_url, photos)
+    except PageMissing as error:
+        raise ConfigExit(str(error)) from None
     except OSError as error:
         raise ConfigExit(f"cannot serve the page on {bind}:{port}: {error.strerror}") from None
 
@@ -298,7 +305,10 @@ def display_command(
     page = {"ws_url": ws_url, "ws_port": ws_port}
     settings = settings.model_copy(update={k: v for k, v in page.items() if v is not None})
     if export_dir is not None:
-        page_file = export_page(export_dir)
+        try:
+            page_file = export_page(export_dir)
+        except PageMissing as error:
+            raise ConfigExit(str(error)) from None
         click.echo(f"open file://{page_file}?ws={settings.page_ws_url()}&table={settings.table}")
         return
     bind = bind or ("0.0.0.0" if lan or settings.lan else "127.0.0.1")

@@ -22,7 +22,7 @@ import click
 from pydantic import ValidationError
 
 from tidetower.engine.rules import BarState, Motion
-from tidetower.mqtt.client import BrokerClient, Message
+from tidetower.mqtt.client import BrokerClient, Message, secret_client_id
 from tidetower.mqtt.ledbar.strip import FRAME_GAP, Frame, animation, pixels, wled_state
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import node_options, node_settings, say_connection
@@ -156,7 +156,7 @@ class LedbarNode:
         self.settings = settings
         self.topics = Topics.of(settings)
         self.client = client or BrokerClient(
-            settings, settings.client_id or f"tidetower-ledbar-{settings.table}-{id(self)}"
+            settings, settings.client_id or secret_client_id(f"tidetower-ledbar-{settings.table}-")
         )
         self.renderers: list[Renderer] = []
         self._bars: queue.Queue[BarPayload | None] = queue.Queue()
