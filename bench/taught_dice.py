@@ -30,11 +30,18 @@ from tidetower.vision.synth.numerals import NumeralLook
 SIZE = (1296, 972)
 """numerals-taught's camera: a real tower's die is about 110 px across at this size."""
 FLOORS = ("grey", "dark", "felt", "wood")
+LEAN = (0.45, 0.65)
+"""How much of its sides a die at the picture's edge shows, in sides: the tower's camera
+(`tidetower enclosure geometry`: lens 176.5 mm over the floor, 176 mm of floor across)
+sees a 12-20 mm die at the edge lean by about half its side. The renderer's default
+(0.3-1.2) is a wider lens than any tower has."""
 
 
-def throws(look: NumeralLook, kind: str, seed: int, per_face: int) -> list[tuple[int, object]]:
+def throws(
+    look: NumeralLook, kind: str, seed: int, per_face: int, size: tuple[int, int] = SIZE
+) -> list[tuple[int, object]]:
     """Return `per_face` rendered throws of each face of one die: (face, (frame, box))."""
-    spec = TraySpec(size=SIZE, blur=0.0, noise=2.0, look=look, floors=FLOORS)
+    spec = TraySpec(size=size, blur=0.0, noise=2.0, look=look, floors=FLOORS, lean=LEAN)
     out = []
     for face in face_values(kind):
         for i in range(per_face):
@@ -44,13 +51,15 @@ def throws(look: NumeralLook, kind: str, seed: int, per_face: int) -> list[tuple
 
 
 def one_die(
-    look: NumeralLook, kind: str, k: int, test: int, seed: int
+    look: NumeralLook, kind: str, k: int, test: int, seed: int, size: tuple[int, int] = SIZE
 ) -> tuple[list[str], list[float]]:
     """Teach one die from k throws a face; return each test throw's outcome and read time."""
-    taught = [seen_in(frame, box, kind, face) for face, (frame, box) in throws(look, kind, seed, k)]
+    taught = [
+        seen_in(frame, box, kind, face) for face, (frame, box) in throws(look, kind, seed, k, size)
+    ]
     die = known(taught_dice(taught, {kind: "die"})[0])
     said, times = [], []
-    for face, (frame, box) in throws(look, kind, seed + 500_000, test):
+    for face, (frame, box) in throws(look, kind, seed + 500_000, test, size):
         start = time.perf_counter()
         verdict = told(frame, Unreadable(box, "found"), (die,))
         times.append((time.perf_counter() - start) * 1000)
@@ -68,16 +77,20 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=5)
     parser.add_argument("--k", default="1,3,5")
     parser.add_argument("--kinds", default="d20,d12,d10,d8,d6")
+    parser.add_argument("--size", default="1296x972", help="the camera's picture, WxH")
     args = parser.parse_args()
     rng = np.random.default_rng(36)
     looks = [replace(numeral_look(rng), layout=i + 1) for i in range(args.looks)]
+    width, height = (int(v) for v in args.size.split("x"))
+    size = (width, height)
+    print(f"camera {width}x{height}")
     print("kind  k  dice  right %  wrong %  unanswered %  median ms")
     for kind in args.kinds.split(","):
         for k in (int(v) for v in args.k.split(",")):
             said: list[str] = []
             times: list[float] = []
             for i, look in enumerate(looks):
-                s, t = one_die(look, kind, k, args.test, 1000 * i + 7)
+                s, t = one_die(look, kind, k, args.test, 1000 * i + 7, size)
                 said, times = said + s, times + t
             n = len(said)
             share = {w: 100 * said.count(w) / n for w in ("right", "wrong", "unanswered")}

@@ -3,6 +3,7 @@ people at the table: a GM who declares rolls, players who throw and clear the tr
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 from collections import Counter
@@ -18,11 +19,14 @@ from tidetower.engine.tray import TowerState
 from tidetower.firmware.config import PinsConfig, TableConfig, TowerConfig
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.firmware.rolls import camera_kinds
+from tidetower.firmware.sim_dice import sim_dice_home, sim_settings, teach_sim_dice
 from tidetower.firmware.tower import TowerParts, real_parts
 from tidetower.mqtt.ledbar.strip import ROUT_SECONDS
-from tidetower.vision.settings import Calibration
+from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.sources.simulated import SimulatedConfig, SimulatedSource
 from tidetower.vision.synth import SynthDie
+
+log = logging.getLogger(__name__)
 
 ROUT_PAUSE = ROUT_SECONDS + 0.5
 """Seconds the players watch a rout before the tracker is set up afresh: the LED bar's
@@ -45,11 +49,13 @@ SIM_PINS = PinsConfig(
 def sim_config(store: Path, system: str = DEFAULT_SYSTEM) -> TowerConfig:
     """A tower with every part simulated, its session in `store` and its snapshots and
     corrections beside it (`<stem>-snapshots`, `<stem>-corrections`: two simulated towers
-    whose stores share a folder keep their own); the system starts from its default settings."""
+    whose stores share a folder keep their own); the system starts from its default settings,
+    and its dice are the practice table's own (`sim_dice`), taught once and kept."""
     table = TableConfig.model_validate(
         {"system": system, "settings": {}, "store": store, "snapshots_keep": 50}
     )
-    return TowerConfig(table=table, camera=SimulatedConfig(), pins=SIM_PINS.model_copy())
+    camera = SimulatedConfig(reader=ReaderSettings(dice=str(sim_dice_home())))
+    return TowerConfig(table=table, camera=camera, pins=SIM_PINS.model_copy())
 
 
 WHERE_TO_TYPE = (
@@ -74,7 +80,9 @@ def simulated_parts(
     factory = MockFactory(pin_class=MockPWMPin) if mock_pins else None
     if config.camera.source != "simulated":
         return real_parts(config, factory)
-    camera = SimulatedSource(seed)
+    if config.camera.reader.dice:
+        teach_sim_dice(Path(config.camera.reader.dice), log.info)
+    camera = SimulatedSource(seed, sim_settings())
     calibration = Calibration(background=camera.empty)
     person = gm == "person"
     return TowerParts(

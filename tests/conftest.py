@@ -3,7 +3,19 @@ tests/browser_fixtures.py; and the markers that say which real parts a test uses
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
+
+from tidetower.firmware.sim_dice import VERSION
+
+os.environ.setdefault(
+    "TIDETOWER_SIM_DICE", str(Path(tempfile.gettempdir()) / f"tidetower-tests-sim-dice-{VERSION}")
+)
+"""The practice table's dice are taught once for the whole run (every worker and every
+`tidetower run --sim` it starts share them), as a user's cache keeps them between starts."""
 
 pytest_plugins = ("mqtt_fixtures", "browser_fixtures")
 

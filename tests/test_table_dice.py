@@ -36,7 +36,7 @@ SIZE = (1296, 972)
 
 def throws(kind: str, look: NumeralLook, seed: int, per_face: int) -> list[tuple[int, object]]:
     """Rendered throws of one physical die (one numbering), `per_face` a face."""
-    spec = TraySpec(size=SIZE, blur=0.0, noise=2.0, look=look, floors=("grey", "dark"))
+    spec = TraySpec(size=SIZE, noise=2.0, look=look, floors=("grey", "dark"), lean=(0.45, 0.65))
     out = []
     for face in face_values(kind):
         for i in range(per_face):

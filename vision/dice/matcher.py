@@ -13,6 +13,7 @@ against the others (`calibrated`), never on the photos a benchmark scores.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -33,12 +34,15 @@ LEAD = 1.5
 """The least lead over the runner-up face, as a ratio, whatever the taught photos say."""
 MOST_LEAD = 3.0
 """A calibration asking more than this lead is capped: the die would never answer."""
+KEYPOINTS = 120
+"""Keypoints kept per photo (the strongest): enough for a die's numerals at 128 px."""
+FAR = 1e4
+"""A padding descriptor's every value: nothing matches it."""
 PER_FACE = 8
 """Taught photos kept per face: more add little and cost time on every read."""
 
-_sift = cv2.SIFT.create()
+_sift = cv2.SIFT.create(nfeatures=KEYPOINTS)
 _clahe = cv2.createCLAHE(2.0, (4, 4))
-_matcher = cv2.BFMatcher(cv2.NORM_L2)
 _yy, _xx = np.mgrid[0:SIDE, 0:SIDE]
 _DISC = ((((_xx - SIDE / 2) ** 2 + (_yy - SIDE / 2) ** 2) < (SIDE / 2) ** 2) * 255).astype(np.uint8)
 
@@ -77,20 +81,56 @@ def keys_of(crop: np.ndarray) -> Keys:
 
 def agreeing(die: Keys, taught: Keys) -> int:
     """Return how many of a die's keypoints match a taught photo under one similarity."""
-    if len(die.descriptors) < 3 or len(taught.descriptors) < 3:
-        return 0
-    pairs = _matcher.knnMatch(die.descriptors, taught.descriptors, k=2)
-    good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < RATIO * p[1].distance]
-    if len(good) < 3:
-        return 0
-    ours = die.points[[m.queryIdx for m in good]]
-    theirs = taught.points[[m.trainIdx for m in good]]
-    moved, inliers = cv2.estimateAffinePartial2D(
-        ours, theirs, method=cv2.RANSAC, ransacReprojThreshold=REPROJECTION
-    )
-    if moved is None or not SCALES[0] < float(np.hypot(moved[0, 0], moved[1, 0])) < SCALES[1]:
-        return 0
-    return int(inliers.sum())
+    return Pool.of((taught,)).agreeing(die)[0]
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Every taught photo's keypoints side by side, padded, so one product of matrices
+    finds each keypoint's two nearest in every photo at once."""
+
+    descriptors: np.ndarray
+    """(photos, KEYPOINTS, 128), padding far from every descriptor."""
+    points: np.ndarray
+    """(photos, KEYPOINTS, 2)."""
+
+    @classmethod
+    def of(cls, keys: tuple[Keys, ...]) -> Pool:
+        """Stack the photos' keypoints, each photo padded to KEYPOINTS."""
+        descriptors = np.full((len(keys), KEYPOINTS, 128), FAR, np.float32)
+        points = np.zeros((len(keys), KEYPOINTS, 2), np.float32)
+        for at, one in enumerate(keys):
+            n = min(len(one.descriptors), KEYPOINTS)
+            descriptors[at, :n], points[at, :n] = one.descriptors[:n], one.points[:n]
+        return cls(descriptors, points)
+
+    def agreeing(self, die: Keys) -> list[int]:
+        """Return, per taught photo, the die's keypoints that match it under one similarity."""
+        if len(die.descriptors) < 3 or len(self.descriptors) == 0:
+            return [0] * len(self.descriptors)
+        ours = die.descriptors.astype(np.float32)
+        flat = self.descriptors.reshape(-1, 128)
+        near = (ours**2).sum(1)[:, None] + (flat**2).sum(1)[None, :] - 2 * ours @ flat.T
+        near = np.maximum(near, 0).reshape(len(ours), len(self.descriptors), KEYPOINTS)
+        order = np.argpartition(near, 1, axis=2)[:, :, :2]
+        two = np.take_along_axis(near, order, axis=2)
+        first = np.where(two[:, :, 0] <= two[:, :, 1], order[:, :, 0], order[:, :, 1])
+        good = np.sqrt(two.min(axis=2)) < RATIO * np.sqrt(two.max(axis=2))
+        return [self._consensus(die, first[:, at], good[:, at], at) for at in range(len(good[0]))]
+
+    def _consensus(self, die: Keys, nearest: np.ndarray, good: np.ndarray, at: int) -> int:
+        """Return how many good matches with photo `at` one similarity transform explains."""
+        if int(good.sum()) < 3:
+            return 0
+        moved, inliers = cv2.estimateAffinePartial2D(
+            die.points[good],
+            self.points[at, nearest[good]],
+            method=cv2.RANSAC,
+            ransacReprojThreshold=REPROJECTION,
+        )
+        if moved is None or not SCALES[0] < float(np.hypot(moved[0, 0], moved[1, 0])) < SCALES[1]:
+            return 0
+        return int(inliers.sum())
 
 
 @dataclass(frozen=True)
@@ -125,10 +165,15 @@ class FaceMatcher:
     def scores(self, die: Keys, skip: int = -1) -> dict[int, int]:
         """Return each face's best agreeing matches over its taught photos (but `skip`)."""
         best = dict.fromkeys(self.all_faces or self.faces, 0)
-        for at, (face, taught) in enumerate(zip(self.faces, self.keys, strict=True)):
+        for at, (face, agree) in enumerate(zip(self.faces, self.pool.agreeing(die), strict=True)):
             if at != skip:
-                best[face] = max(best[face], agreeing(die, taught))
+                best[face] = max(best[face], agree)
         return best
+
+    @cached_property
+    def pool(self) -> Pool:
+        """The taught photos' keypoints stacked for matching all at once."""
+        return Pool.of(self.keys)
 
     def read(self, crop: np.ndarray) -> FaceMatch:
         """Read a die's crop: its face when it leads clearly, else None with its likeliest."""

@@ -33,7 +33,7 @@ MAX_DIE_BYTES = 64 << 20
 MAX_PHOTOS = 2000
 MAX_DICE = 64
 """More dice than any table plays with: a folder of more is refused, not read."""
-Marks = Literal["pips", "numerals"]
+FaceMarks = Literal["pips", "numerals"]
 
 
 class DiceFileError(ValueError):
@@ -48,7 +48,7 @@ class DieMeta(BaseModel):
     version: int = VERSION
     name: str = Field(min_length=1, max_length=40)
     kind: str
-    marks: Marks
+    marks: FaceMarks
     colour: tuple[float, float, float]
     """Its plastic's colour, BGR 0..255."""
 
@@ -102,7 +102,7 @@ class TableDie:
         return replace(self, crops=kept, faces=(self.faces + faces)[-MAX_PHOTOS:])
 
 
-def new_die(name: str, kind: str, marks: Marks, colour: tuple[float, float, float]) -> TableDie:
+def new_die(name: str, kind: str, marks: FaceMarks, colour: tuple[float, float, float]) -> TableDie:
     """Return a die with no photos yet, refusing a bad name or kind in one line."""
     try:
         meta = DieMeta(name=name, kind=kind, marks=marks, colour=colour)

@@ -18,7 +18,7 @@ from tidetower.vision.colours import body_colour, colour_name
 from tidetower.vision.dice.matcher import die_crop
 from tidetower.vision.dice.table import (
     DiceFileError,
-    Marks,
+    FaceMarks,
     TableDie,
     find_die,
     load_die,
@@ -55,7 +55,7 @@ def taught_dice(seen: Sequence[Seen], names: Mapping[str, str]) -> list[TableDie
 def _die_of(kind: str, photos: list[Seen], name: str) -> TableDie:
     """One die from its photos: its colour the median of theirs, pips if most were counted."""
     colour = tuple(float(c) for c in np.median([p.colour for p in photos], axis=0))
-    marks: Marks = "pips" if sum(p.pips for p in photos) * 2 > len(photos) else "numerals"
+    marks: FaceMarks = "pips" if sum(p.pips for p in photos) * 2 > len(photos) else "numerals"
     bgr = (colour[0], colour[1], colour[2])
     die = new_die(name or f"{colour_name(bgr)} {kind}", kind, marks, bgr)
     crops = np.stack([p.crop for p in photos])

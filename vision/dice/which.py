@@ -27,6 +27,10 @@ COLOUR_NEAR = 30.0
 it: light and shade move a die's colour by 10-20 between throws."""
 
 Verdict = DieRead | Unreadable | None
+OWN_READER = "its own reader"
+"""How a table die's unsure find says who was unsure (and so that it is a table die's)."""
+TAUGHT_PHOTOS = "matches with its taught photos"
+"""How a table die's read says what it rests on."""
 
 
 @dataclass(frozen=True)
@@ -62,13 +66,67 @@ def _built(folder: str, state: tuple[tuple[str, int, int], ...]) -> tuple[Known,
 
 
 def by_table(frame: np.ndarray, verdicts: list[Verdict], table: tuple[Known, ...]) -> list[Verdict]:
-    """Read each found die by the table die it is, where one claims it."""
+    """Read each found die by the table die it is, where one claims it; finds that lie on
+    one another, one of them a table die's (a die the finder saw in parts), are one die."""
     if not table:
         return verdicts
-    return [told(frame, v, table) if v is not None else v for v in verdicts]
+    finds = [told(frame, v, table) for v in verdicts if v is not None]
+    return [*joined(frame, finds, table), *(v for v in verdicts if v is None)]
 
 
-def told(frame: np.ndarray, verdict: DieRead | Unreadable, table: tuple[Known, ...]) -> Verdict:
+def joined(
+    frame: np.ndarray, finds: list[DieRead | Unreadable], table: tuple[Known, ...]
+) -> list[Verdict]:
+    """Join each group of touching finds that a table die claims into one die, read again."""
+    out: list[Verdict] = []
+    for group in _groups(finds, frame.shape[1], frame.shape[0]):
+        if len(group) == 1 or not any(_claimed(f) for f in group):
+            out.extend(group)
+            continue
+        box = (
+            min(f.box[0] for f in group),
+            min(f.box[1] for f in group),
+            max(f.box[2] for f in group),
+            max(f.box[3] for f in group),
+        )
+        out.append(told(frame, Unreadable(box, "found in parts"), table))
+    return out
+
+
+def _groups(finds: list[DieRead | Unreadable], w: int, h: int) -> list[list[DieRead | Unreadable]]:
+    """Gather finds whose centres lie within three quarters of a die of each other."""
+    label = list(range(len(finds)))
+    for i in range(len(finds)):
+        for j in range(i):
+            if _touching(finds[i], finds[j], w, h):
+                old, new = label[i], label[j]
+                label = [new if x == old else x for x in label]
+    return [[f for f, x in zip(finds, label, strict=True) if x == g] for g in sorted(set(label))]
+
+
+def _touching(a: DieRead | Unreadable, b: DieRead | Unreadable, w: int, h: int) -> bool:
+    """True when two finds' centres are closer than 3/4 of the larger one's side (px)."""
+    ax, ay = (a.box[0] + a.box[2]) / 2 * w, (a.box[1] + a.box[3]) / 2 * h
+    bx, by = (b.box[0] + b.box[2]) / 2 * w, (b.box[1] + b.box[3]) / 2 * h
+    side = max(
+        (a.box[2] - a.box[0]) * w,
+        (a.box[3] - a.box[1]) * h,
+        (b.box[2] - b.box[0]) * w,
+        (b.box[3] - b.box[1]) * h,
+    )
+    return bool(np.hypot(ax - bx, ay - by) < 0.75 * side)
+
+
+def _claimed(verdict: DieRead | Unreadable) -> bool:
+    """True for a find a table die's own reader spoke for."""
+    if isinstance(verdict, DieRead):
+        return TAUGHT_PHOTOS in verdict.check
+    return OWN_READER in verdict.reason
+
+
+def told(
+    frame: np.ndarray, verdict: DieRead | Unreadable, table: tuple[Known, ...]
+) -> DieRead | Unreadable:
     """One found die, read by the table die it is (or as it was, when none claims it)."""
     lab = lab_of(body_colour(frame, verdict.box))
     near = [k for k in table if float(np.linalg.norm(k.lab - lab)) <= COLOUR_NEAR]
@@ -94,13 +152,23 @@ def told(frame: np.ndarray, verdict: DieRead | Unreadable, table: tuple[Known, .
 
 
 def own_read(verdict: DieRead | Unreadable, die: Known, match: FaceMatch) -> DieRead | Unreadable:
-    """The face a table die's own reader answers, or unreadable with its two likeliest."""
+    """The face a table die's own reader answers, with the untaught reader as a second
+    opinion: a sure face it contradicts, or an unsure one it does not settle, goes to the
+    GM with the likeliest faces; an unsure face it reads among the likeliest two is said."""
     name, kind = die.die.name, die.die.kind
-    if match.face is None:
-        said = " or ".join(face_text(kind, f) for f in match.likeliest)
-        reason = f"{name}: its own reader is not sure ({said})"
-        return Unreadable(verdict.box, reason, kind, match.likeliest)
-    runner = match.ranked[1][1] if len(match.ranked) > 1 else 0
-    confidence = match.score / (match.score + runner)
-    check = f"{match.score} matches with its taught photos"
-    return DieRead(kind, match.face, verdict.box, confidence, check, False, name)
+    read = verdict if isinstance(verdict, DieRead) and verdict.die == kind else None
+    second = read.value if read is not None else None
+    if match.face is not None and second in (None, match.face):
+        runner = match.ranked[1][1] if len(match.ranked) > 1 else 0
+        agreed = " and the recogniser" if second is not None else ""
+        check = f"{match.score} {TAUGHT_PHOTOS}{agreed}"
+        return DieRead(
+            kind, match.face, verdict.box, match.score / (match.score + runner), check, False, name
+        )
+    if match.face is None and read is not None and read.value in match.likeliest:
+        check = f"the recogniser, one of the two {TAUGHT_PHOTOS} likeliest"
+        return DieRead(kind, read.value, read.box, read.confidence, check, False, name)
+    faces = match.likeliest if second is None else (match.likeliest[0], second)
+    said = " or ".join(face_text(kind, f) for f in faces)
+    reason = f"{name}: {OWN_READER} is not sure ({said})"
+    return Unreadable(verdict.box, reason, kind, faces)

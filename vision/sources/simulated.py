@@ -30,6 +30,8 @@ class SimSettings:
     noise: float = 2.0
     look: NumeralLook | None = None
     """One make for every numeral die thrown (a table's own set), instead of one per throw."""
+    looks: tuple[tuple[str, NumeralLook], ...] = ()
+    """The table's own dice: the make of each kind thrown (kind, look), over `look`."""
 
 
 class SimulatedSource(FrameSource):
@@ -72,6 +74,7 @@ class SimulatedSource(FrameSource):
             self._spec((count, count)),
             floor_seed=self._seed,
             dice=dice,
+            looks=[dict(self.settings.looks).get(kind) for kind in dice],
         )
         self._script.append(lambda: self._drop(True))
         self._script.append(lambda: self._drop(False))

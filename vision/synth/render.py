@@ -300,13 +300,15 @@ def render_tray(
     floor_seed: int | None = None,
     dice: Sequence[str] = (),
     values: Sequence[int] = (),
+    looks: Sequence[NumeralLook | None] = (),
 ) -> SynthTray:
     """Render one tray photo from a seed: same seed, same photo and labels.
 
     `floor_seed` draws the empty tray from its own seed, so a simulated camera can throw
     many different rolls into one and the same tray. `dice` names the kind of each die
     thrown, in order ("d6" is a pip d6), instead of drawing them from `spec.kinds`, and
-    `values` what each shows (for a teaching set: every face once).
+    `values` what each shows (for a teaching set: every face once), and `looks` the make
+    of each numeral die (a table's own dice; None: `spec.look`).
     """
     spec = spec or TraySpec()
     if dice:
@@ -322,7 +324,8 @@ def render_tray(
         kind = dice[i] if dice else spec.kinds[int(rng.integers(len(spec.kinds)))]
         shows = values[i] if i < len(values) else None
         if kind != "d6" or (spec.numeral_d6 > 0 and rng.random() < spec.numeral_d6):
-            truth.append(_numeral_die(rng, canvas, die, kind, camera, spec.look, shows))
+            look = looks[i] if i < len(looks) and looks[i] is not None else spec.look
+            truth.append(_numeral_die(rng, canvas, die, kind, camera, look, shows))
             continue
         value = int(rng.integers(1, 7)) if shows is None else shows
         top, ink = _body(rng, canvas, die, spec, lean)
