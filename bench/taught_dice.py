@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from tidetower.engine.tray import DieRead, Unreadable
+from tidetower.engine.tray import Box, DieRead, Unreadable
 from tidetower.vision.dice.teach import seen_in, taught_dice
 from tidetower.vision.dice.which import known, told
 from tidetower.vision.kinds import face_values
@@ -39,7 +39,7 @@ sees a 12-20 mm die at the edge lean by about half its side. The renderer's defa
 
 def throws(
     look: NumeralLook, kind: str, seed: int, per_face: int, size: tuple[int, int] = SIZE
-) -> list[tuple[int, object]]:
+) -> list[tuple[int, tuple[np.ndarray, Box]]]:
     """Return `per_face` rendered throws of each face of one die: (face, (frame, box))."""
     spec = TraySpec(size=size, blur=0.0, noise=2.0, look=look, floors=FLOORS, lean=LEAN)
     out = []
@@ -50,16 +50,23 @@ def throws(
     return out
 
 
+Throw = tuple[int, tuple[np.ndarray, Box]]
+
+
 def one_die(
-    look: NumeralLook, kind: str, k: int, test: int, seed: int, size: tuple[int, int] = SIZE
+    taught: list[Throw], tests: list[Throw], kind: str, k: int
 ) -> tuple[list[str], list[float]]:
-    """Teach one die from k throws a face; return each test throw's outcome and read time."""
-    taught = [
-        seen_in(frame, box, kind, face) for face, (frame, box) in throws(look, kind, seed, k, size)
-    ]
-    die = known(taught_dice(taught, {kind: "die"})[0])
+    """Teach one die from its first k throws a face; return each test throw's outcome and
+    read time."""
+    per_face: dict[int, int] = {}
+    kept = []
+    for face, (frame, box) in taught:
+        per_face[face] = per_face.get(face, 0) + 1
+        if per_face[face] <= k:
+            kept.append(seen_in(frame, box, kind, face))
+    die = known(taught_dice(kept, {kind: "die"})[0])
     said, times = [], []
-    for face, (frame, box) in throws(look, kind, seed + 500_000, test, size):
+    for face, (frame, box) in tests:
         start = time.perf_counter()
         verdict = told(frame, Unreadable(box, "found"), (die,))
         times.append((time.perf_counter() - start) * 1000)
@@ -82,21 +89,24 @@ def main() -> None:
     rng = np.random.default_rng(36)
     looks = [replace(numeral_look(rng), layout=i + 1) for i in range(args.looks)]
     width, height = (int(v) for v in args.size.split("x"))
-    size = (width, height)
-    print(f"camera {width}x{height}")
+    ks = [int(v) for v in args.k.split(",")]
+    print(f"camera {width}x{height}, {args.looks} dice a kind, {args.test} test throws a face")
     print("kind  k  dice  right %  wrong %  unanswered %  median ms")
     for kind in args.kinds.split(","):
-        for k in (int(v) for v in args.k.split(",")):
-            said: list[str] = []
-            times: list[float] = []
-            for i, look in enumerate(looks):
-                s, t = one_die(look, kind, k, args.test, 1000 * i + 7, size)
-                said, times = said + s, times + t
-            n = len(said)
-            share = {w: 100 * said.count(w) / n for w in ("right", "wrong", "unanswered")}
+        said: dict[int, list[str]] = {k: [] for k in ks}
+        times: dict[int, list[float]] = {k: [] for k in ks}
+        for i, look in enumerate(looks):
+            taught = throws(look, kind, 1000 * i + 7, max(ks), (width, height))
+            tests = throws(look, kind, 1000 * i + 500_007, args.test, (width, height))
+            for k in ks:
+                s, t = one_die(taught, tests, kind, k)
+                said[k], times[k] = said[k] + s, times[k] + t
+        for k in ks:
+            n = len(said[k])
+            share = {w: 100 * said[k].count(w) / n for w in ("right", "wrong", "unanswered")}
             print(
                 f"{kind:4} {k:2} {n:5}  {share['right']:6.1f}  {share['wrong']:6.2f}"
-                f"  {share['unanswered']:11.1f}  {statistics.median(times):8.1f}",
+                f"  {share['unanswered']:11.1f}  {statistics.median(times[k]):8.1f}",
                 flush=True,
             )
 

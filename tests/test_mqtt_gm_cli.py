@@ -164,6 +164,7 @@ def test_gm_without_the_token_or_with_a_wrong_one_is_told_so_in_one_line(tmp_pat
     settings, where = _lan_tower(tmp_path)
     runner = CliRunner()
     (tmp_path / "guess").write_text("aaaa-bbbb-cccc\n")
+    (tmp_path / "guess").chmod(0o600)  # a wrong token, not one others can read
     with table_link(Table(tmp_path / "s.db"), settings) as publisher:
         _heard(settings)
         # the tower is online, so no reply to a guest means the broker dropped its command
