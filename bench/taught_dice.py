@@ -41,7 +41,9 @@ def throws(
     look: NumeralLook, kind: str, seed: int, per_face: int, size: tuple[int, int] = SIZE
 ) -> list[tuple[int, tuple[np.ndarray, Box]]]:
     """Return `per_face` rendered throws of each face of one die: (face, (frame, box))."""
-    spec = TraySpec(size=size, blur=0.0, noise=2.0, look=look, floors=FLOORS, lean=LEAN)
+    spec = TraySpec(
+        size=size, blur=0.0, noise=2.0, look=look, floors=FLOORS, lean=LEAN, numeral_d6=1.0
+    )
     out = []
     for face in face_values(kind):
         for i in range(per_face):
