@@ -31,7 +31,7 @@ from tidetower.firmware.config import (
     load_config,
 )
 from tidetower.firmware.sim import GM_MODES, WHERE_TO_TYPE, sim_config, simulated_parts
-from tidetower.firmware.sim_dice import untaught
+from tidetower.firmware.sim_dice import teaching_line
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
@@ -363,7 +363,7 @@ def _run_tower(
     """Start the tower and its MQTT link, say what runs where, and run it; True when it
     was stopped by a signal."""
     if sim_seed is not None and config.camera.reader.dice:
-        _say_teaching(Path(config.camera.reader.dice))
+        click.echo(teaching_line(Path(config.camera.reader.dice)) or "", err=True, nl=False)
     with _start(config, sim_seed, gm) as tower, _mqtt_link(tower, config, use_mqtt, not temporary):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
@@ -377,18 +377,6 @@ def _run_tower(
         if sim_seed is not None:
             click.echo(f"sim: {GM_MODES[gm]}", err=True)
         return _run(tower, rolls, realtime, said)
-
-
-def _say_teaching(folder: Path) -> None:
-    """Say, before the pause, that the practice table's dice are being taught (once)."""
-    left = untaught(folder)
-    if left:
-        names = ", ".join(die.name for die in left)
-        click.echo(
-            f"sim: teaching the practice table's dice ({names}) by throwing each: once, "
-            f"about a minute; kept in {folder}",
-            err=True,
-        )
 
 
 def _print_header(config: TowerConfig, temporary: bool) -> None:

@@ -95,6 +95,17 @@ def _taught(folder: Path, die: SimDie) -> bool:
     )
 
 
+def teaching_line(folder: Path) -> str | None:
+    """The line that says, before the pause, which practice dice are taught now (once)."""
+    left = ", ".join(die.name for die in untaught(folder))
+    if not left:
+        return None
+    return (
+        f"sim: teaching the practice table's dice ({left}) by throwing each: "
+        f"once, about a minute; kept in {folder}\n"
+    )
+
+
 def teach_sim_dice(folder: Path, say: Callable[[str], None] = lambda _: None) -> None:
     """Teach every practice die not kept yet, by throwing it and confirming each face; two
     towers starting at once teach them once (the second waits on the folder's lock)."""
