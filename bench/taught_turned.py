@@ -2,9 +2,9 @@
 
 `tidetower teach` learns the set from its own photos (one a face); each photo is then read
 whole by `read_dice` with that profile after turning it about the die (37 and 200 degrees)
-and changing its light (darker, warmer). This checks that a die's own
-reader keeps its answer under what moves between throws of one die; it cannot check new
-poses (one photo a face is all there is), which the rendered dice of `taught_dice.py` do.
+and changing its light (darker, brighter, warmer). This checks that a die's own reader
+keeps its answer under what moves between throws of one die; it cannot check new poses
+(one photo a face is all there is), which the rendered dice of `taught_dice.py` do.
 
     python bench/taught_turned.py PROFILE   (taught first: tidetower teach PROFILE --labels
         ../shared/data/numerals-taught/labels.json ../shared/data/numerals-taught/images/*)

@@ -17,6 +17,14 @@ from click.testing import CliRunner
 from tidetower.engine.tray import DieRead, Unreadable
 from tidetower.firmware.cli import main as cli
 from tidetower.firmware.dice_cli import dice_folder
+from tidetower.firmware.sim_dice import (
+    PER_FACE,
+    SIM_DICE,
+    sim_dice_home,
+    sim_settings,
+    teach_sim_dice,
+    untaught,
+)
 from tidetower.vision.dice.table import (
     SUFFIX,
     DiceFileError,
@@ -27,6 +35,9 @@ from tidetower.vision.dice.table import (
 from tidetower.vision.dice.teach import seen_in, taught_dice
 from tidetower.vision.dice.which import known, told
 from tidetower.vision.kinds import face_values
+from tidetower.vision.read import read_dice
+from tidetower.vision.settings import ReaderSettings
+from tidetower.vision.sources.simulated import SimulatedSource
 from tidetower.vision.synth import TraySpec, render_tray
 from tidetower.vision.synth.numerals import NumeralLook
 
@@ -141,3 +152,24 @@ def test_dice_are_listed_renamed_and_forgotten(tmp_path: Path) -> None:
     assert refused.exit_code == 1 and "no die named 'white omen'" in refused.output
     assert run(cli, ["dice", "forget", "Omen", "--store", str(store)]).exit_code == 0
     assert "no dice taught yet" in run(cli, ["dice", "list", "--store", str(store)]).output
+
+
+def test_the_practice_table_teaches_its_dice_by_throwing_them_and_reads_them_by_name() -> None:
+    folder = sim_dice_home()  # shared by the run: taught once, by the first test that needs it
+    teach_sim_dice(folder)
+    assert untaught(folder) == []
+    names = {die.name: die for die in load_dice(folder)}
+    assert set(names) == {die.name for die in SIM_DICE}
+    omen = names["purple omen"]
+    assert omen.kind == "d20" and min(omen.taught().values()) >= PER_FACE
+    source = SimulatedSource(5, sim_settings())
+    settings = ReaderSettings(dice=str(folder))
+    said = []
+    for _ in range(8):
+        if source.dice:
+            source.reach_in()
+        (truth,) = source.throw(dice=("d20",))
+        while not source.idle:
+            source.read()
+        said += [(truth.value, d) for d in read_dice(source.scene, None, settings).dice]
+    assert said and all(d.value == value and d.named == "purple omen" for value, d in said)
