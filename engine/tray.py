@@ -105,6 +105,9 @@ class Unreadable:
     """Its kind, when the reader is sure of that much."""
     faces: tuple[int, ...] = ()
     """The faces the reader hesitated between, likeliest first."""
+    named: str = ""
+    """Which of the table's dice it is, where its own reader could tell that much: a die the
+    GM types in keeps that name (not on the wire: the typed die carries it)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the CLI-contract form of this unreadable die."""

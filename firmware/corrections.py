@@ -130,7 +130,9 @@ def entered(pending: Attention | None, index: int, die: str, value: int) -> Atte
     nothing, when no reading waits or the die or the face does not exist."""
     waiting, reading, place = _waiting_for(pending, index)
     value = entered_face(die, value)  # refuse an impossible face before changing anything
-    typed = DieRead(die, value, reading.unreadable[place].box, 1.0, typed=True)
+    asked = reading.unreadable[place]
+    named = asked.named if asked.die == die else ""  # the table's die, if it is the one typed
+    typed = DieRead(die, value, asked.box, 1.0, typed=True, named=named)
     return _settled(waiting, reading, place, (*reading.dice, typed))
 
 

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tidetower.engine.tray import DieRead, Unreadable
+from tidetower.engine.tray import Attention, DieRead, Reading, Unreadable
 from tidetower.firmware.cli import main as cli
+from tidetower.firmware.corrections import entered
 from tidetower.firmware.dice_cli import dice_folder
 from tidetower.firmware.sim_dice import (
     PER_FACE,
@@ -173,3 +174,12 @@ def test_the_practice_table_teaches_its_dice_by_throwing_them_and_reads_them_by_
             source.read()
         said += [(truth.value, d) for d in read_dice(source.scene, None, settings).dice]
     assert said and all(d.value == value and d.named == "purple omen" for value, d in said)
+
+
+def test_a_table_die_the_gm_types_keeps_its_name_in_what_is_kept() -> None:
+    unsure = Unreadable((0.1, 0.1, 0.2, 0.2), "omen: its own reader is not sure", "d20", (7, 17))
+    asked = Attention("unreadable", "1 die", Reading(unreadable=(replace(unsure, named="omen"),)))
+    (typed,) = entered(asked, 0, "d20", 17).reading.dice  # type: ignore[union-attr]
+    assert (typed.value, typed.typed, typed.named) == (17, True, "omen")
+    (other,) = entered(asked, 0, "d12", 7).reading.dice  # type: ignore[union-attr]
+    assert other.named == ""  # the GM says it is another kind: not that die after all

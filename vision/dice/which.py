@@ -171,4 +171,4 @@ def own_read(verdict: DieRead | Unreadable, die: Known, match: FaceMatch) -> Die
     faces = match.likeliest if second is None else (match.likeliest[0], second)
     said = " or ".join(face_text(kind, f) for f in faces)
     reason = f"{name}: {OWN_READER} is not sure ({said})"
-    return Unreadable(verdict.box, reason, kind, faces)
+    return Unreadable(verdict.box, reason, kind, faces, name)
