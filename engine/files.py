@@ -126,3 +126,12 @@ def inside(folder: Path, name: object) -> Path:
     if not plain or any(c in str(name) for c in "/\\\0"):
         raise HostileFile(f"{str(name)[:80]!r} is not a file name inside {folder}")
     return folder / str(name)
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a rename in it) to the disk, so it survives a power cut."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

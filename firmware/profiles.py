@@ -16,6 +16,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from tidetower.engine.files import sync_folder
 from tidetower.vision.numerals.profile import (
     ProfileError,
     empty_profile,
@@ -120,7 +121,7 @@ def _written(profile: Path, write: Callable[[Path], object]) -> Path:
     write(part)
     _sync(part)
     part.rename(final)
-    _sync_folder(versions)
+    sync_folder(versions)
     return final
 
 
@@ -160,7 +161,7 @@ def _link(version: Path, link: Path) -> None:
     temporary.unlink(missing_ok=True)
     os.symlink(os.path.relpath(version, link.parent), temporary)
     os.replace(temporary, link)
-    _sync_folder(link.parent)
+    sync_folder(link.parent)
 
 
 def _prune(profile: Path) -> None:
@@ -181,13 +182,4 @@ def _sync(folder: Path) -> None:
         if path.is_file():
             with open(path, "rb") as file:
                 os.fsync(file.fileno())
-    _sync_folder(folder)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Flush a folder's entries (a rename in it) to the disk."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    sync_folder(folder)

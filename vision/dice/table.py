@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tidetower.engine.files import HostileFile, nesting, regular_file
+from tidetower.engine.files import HostileFile, nesting, regular_file, sync_folder
 from tidetower.vision.dice.matcher import SIDE
 from tidetower.vision.kinds import KINDS, check_face
 
@@ -143,17 +143,8 @@ def save_die(folder: Path, die: TableDie) -> Path:
     except BaseException:
         Path(aside).unlink(missing_ok=True)
         raise
-    _sync(folder)
+    sync_folder(folder)
     return path
-
-
-def _sync(folder: Path) -> None:
-    """Make a rename in the folder survive a power cut."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def load_die(path: Path) -> TableDie:
@@ -228,11 +219,11 @@ def rename_die(folder: Path, old: str, new: str) -> TableDie:
     written = save_die(folder, renamed)
     if written != path:
         path.unlink()
-        _sync(folder)
+        sync_folder(folder)
     return renamed
 
 
 def forget_die(folder: Path, name: str) -> None:
     """Remove a die from the table: its file and all its photos."""
     find_die(folder, name).unlink()
-    _sync(folder)
+    sync_folder(folder)
