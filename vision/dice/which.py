@@ -127,10 +127,12 @@ def _claimed(verdict: DieRead | Unreadable) -> bool:
 def told(
     frame: np.ndarray, verdict: DieRead | Unreadable, table: tuple[Known, ...]
 ) -> DieRead | Unreadable:
-    """One found die, read by the table die it is (or as it was, when none claims it)."""
+    """One found die, read by the table die it is (or as it was, when none claims it); a
+    die whose pips were counted is a pip die, never one of the table's numeral dice."""
     lab = lab_of(body_colour(frame, verdict.box))
     near = [k for k in table if float(np.linalg.norm(k.lab - lab)) <= COLOUR_NEAR]
-    readers = [k for k in near if k.matcher is not None]
+    counted = isinstance(verdict, DieRead) and verdict.check.endswith("pips counted")
+    readers = [] if counted else [k for k in near if k.matcher is not None]
     if readers:
         keys = keys_of(die_crop(frame, verdict.box))
         reads = [(k, k.matcher.judge(k.matcher.scores(keys))) for k in readers if k.matcher]
