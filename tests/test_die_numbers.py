@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from loop_parts import Frames
 
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.table import Table
@@ -21,7 +22,6 @@ from tidetower.firmware.readloop import ReadLoop
 from tidetower.firmware.sim import SIM_PINS
 from tidetower.mqtt.tower import attention_body
 from tidetower.vision.settle import SettleWatch
-from tidetower.vision.sources import FrameSource
 
 EMPTY = np.zeros((120, 160, 3), np.uint8)
 TRAY = EMPTY.copy()
@@ -31,16 +31,6 @@ FIVE = tuple(
     Unreadable((0.1 * i, 0.1, 0.1 * i + 0.08, 0.2), f"blurred {kind}", kind)
     for i, kind in enumerate(KINDS)
 )
-
-
-class Frames(FrameSource):
-    """Frames from a list, the last one repeating: a camera over a tray nobody touches."""
-
-    def __init__(self, *frames: np.ndarray) -> None:
-        self.frames = list(frames)
-
-    def read(self, timeout: float | None = None) -> np.ndarray:
-        return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
 
 
 @pytest.fixture

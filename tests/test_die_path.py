@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
+from loop_parts import Frames, pwm_pins
 from mqtt_fixtures import Listener, Mosquitto
 
 from tidetower.engine.dice import Die, DieKind, Roll
@@ -29,7 +28,6 @@ from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.views import seen_event, session_payload
 from tidetower.vision.settle import SettleWatch
-from tidetower.vision.sources import FrameSource
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EMPTY = np.zeros((120, 160, 3), np.uint8)
@@ -48,23 +46,7 @@ TWO_D10 = [
 D100 = {"kind": "d100", "value": 37, "confidence": 0.84, "box": [0.1, 0.3, 0.35, 0.45]}
 
 
-class Frames(FrameSource):
-    """Frames from a list, the last one repeating: a camera over a tray nobody touches."""
-
-    def __init__(self, *frames: np.ndarray) -> None:
-        self.frames = list(frames)
-
-    def read(self, timeout: float | None = None) -> np.ndarray:
-        return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    pins = MockFactory(pin_class=MockPWMPin)
-    pins.reset()
-    yield pins
-    pins.reset()
-    Device.pin_factory = None
+factory = pytest.fixture(pwm_pins, name="factory")
 
 
 def _thrown(table: Table, reading: Reading, factory: MockFactory) -> ReadLoop:

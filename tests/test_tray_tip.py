@@ -4,13 +4,12 @@ empty; a throw waiting for the GM stays level. Seen as a person sees it: the ser
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
+from loop_parts import Frames, pwm_pins
 
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
@@ -18,7 +17,6 @@ from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.firmware.sim import SIM_PINS
 from tidetower.vision.settle import SettleWatch
-from tidetower.vision.sources import FrameSource
 
 EMPTY = np.zeros((120, 160, 3), np.uint8)
 TRAY = EMPTY.copy()
@@ -28,23 +26,7 @@ BLURRED = Unreadable((0.5, 0.3, 0.6, 0.4), "blurred", "d6")
 LEVEL, TIPPED = -90, 90
 
 
-class Frames(FrameSource):
-    """Frames from a list, the last one repeating; more may be put in as the tray changes."""
-
-    def __init__(self, *frames: np.ndarray) -> None:
-        self.frames = list(frames)
-
-    def read(self, timeout: float | None = None) -> np.ndarray:
-        return self.frames.pop(0) if len(self.frames) > 1 else self.frames[0]
-
-
-@pytest.fixture
-def pins() -> Iterator[MockFactory]:
-    factory = MockFactory(pin_class=MockPWMPin)
-    factory.reset()
-    yield factory
-    factory.reset()
-    Device.pin_factory = None
+pins = pytest.fixture(pwm_pins, name="pins")
 
 
 def _thrown(tmp_path: Path, pins: MockFactory, reading: Reading) -> ReadLoop:
