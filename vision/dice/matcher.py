@@ -79,11 +79,6 @@ def keys_of(crop: np.ndarray) -> Keys:
     return Keys(np.array([k.pt for k in found], np.float32), descriptors)
 
 
-def agreeing(die: Keys, taught: Keys) -> int:
-    """Return how many of a die's keypoints match a taught photo under one similarity."""
-    return Pool.of((taught,)).agreeing(die)[0]
-
-
 @dataclass(frozen=True)
 class Pool:
     """Every taught photo's keypoints side by side, padded, so one product of matrices
@@ -174,10 +169,6 @@ class FaceMatcher:
     def pool(self) -> Pool:
         """The taught photos' keypoints stacked for matching all at once."""
         return Pool.of(self.keys)
-
-    def read(self, crop: np.ndarray) -> FaceMatch:
-        """Read a die's crop: its face when it leads clearly, else None with its likeliest."""
-        return self.judge(self.scores(keys_of(crop)))
 
     def judge(self, scores: dict[int, int]) -> FaceMatch:
         """Answer the best face only if it has `least` matches and leads by `lead`."""
