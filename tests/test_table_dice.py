@@ -33,7 +33,7 @@ from tidetower.vision.dice.table import (
     new_die,
     save_die,
 )
-from tidetower.vision.dice.teach import seen_in, taught_dice
+from tidetower.vision.dice.teach import keep_taught, seen_in, taught_dice
 from tidetower.vision.dice.which import known, told
 from tidetower.vision.kinds import face_values
 from tidetower.vision.read import read_dice
@@ -183,3 +183,12 @@ def test_a_table_die_the_gm_types_keeps_its_name_in_what_is_kept() -> None:
     assert (typed.value, typed.typed, typed.named) == (17, True, "omen")
     (other,) = entered(asked, 0, "d12", 7).reading.dice  # type: ignore[union-attr]
     assert other.named == ""  # the GM says it is another kind: not that die after all
+
+
+def test_teaching_never_writes_over_a_damaged_die_of_that_name(tmp_path: Path) -> None:
+    (tmp_path / f"omen{SUFFIX}").write_bytes(b"not a die")
+    die = new_die("omen", "d20", "numerals", (1.0, 2.0, 3.0))
+    taught = die.with_photos(np.zeros((1, 128, 128, 3), np.uint8), (20,))
+    with pytest.raises(DiceFileError, match="not a die's file"):
+        keep_taught(tmp_path, [taught])
+    assert (tmp_path / f"omen{SUFFIX}").read_bytes() == b"not a die"

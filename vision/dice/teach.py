@@ -17,13 +17,13 @@ from tidetower.engine.tray import Box
 from tidetower.vision.colours import body_colour, colour_name
 from tidetower.vision.dice.matcher import die_crop
 from tidetower.vision.dice.table import (
-    DiceFileError,
+    SUFFIX,
     FaceMarks,
     TableDie,
-    find_die,
     load_die,
     new_die,
     save_die,
+    slug,
 )
 
 
@@ -63,13 +63,12 @@ def _die_of(kind: str, photos: list[Seen], name: str) -> TableDie:
 
 
 def keep_taught(folder: Path, dice: Sequence[TableDie]) -> list[TableDie]:
-    """Write each die into the folder, adding its photos to a die of that name already there."""
+    """Write each die into the folder, adding its photos to a die of that name already there
+    (a damaged file of that name is refused in one line, never written over)."""
     kept = []
     for die in dice:
-        try:
-            there = load_die(find_die(folder, die.name))
-        except DiceFileError:
-            there = None
+        path = folder / f"{slug(die.name)}{SUFFIX}"
+        there = load_die(path) if path.exists() else None  # a bad file is refused, not lost
         if there is not None and there.kind == die.kind:
             die = there.with_photos(die.crops, die.faces)
         save_die(folder, die)

@@ -21,7 +21,7 @@ from tidetower.vision.colours import body_colour, lab_of
 from tidetower.vision.d6.find import Candidate, find_dice
 from tidetower.vision.d6.nets import face_crop
 from tidetower.vision.d6.pips import count_pips
-from tidetower.vision.dice.table import PROFILE_DICE
+from tidetower.vision.dice.table import PROFILE_DICE, DiceFileError
 from tidetower.vision.dice.teach import Seen, keep_taught, seen_in, taught_dice
 from tidetower.vision.kinds import check_face
 from tidetower.vision.numerals.faces import WINDOW, read_face
@@ -318,6 +318,9 @@ def teach(
             f"refused: with this profile the reader gets {100 * after:.1f} % of "
             f"the check trays' dice right, without it {100 * before:.1f} %"
         )
+    try:  # the dice first: a damaged die's file there refuses it all, writing nothing more
+        kept = keep_taught(keep_in or folder / PROFILE_DICE, taught_dice(seen, names or {}))
+    except DiceFileError as error:
+        raise TeachError(str(error)) from None
     profile.save(folder, len(images))
-    kept = keep_taught(keep_in or folder / PROFILE_DICE, taught_dice(seen, names or {}))
     return TeachReport(added, before, after, skipped, tuple(d.name for d in kept))
