@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tidetower.firmware.sim_dice import VERSION
+from tidetower.firmware.sim_dice import VERSION, sim_dice_home, teach_sim_dice
 
 os.environ.setdefault(
     "TIDETOWER_SIM_DICE", str(Path(tempfile.gettempdir()) / f"tidetower-tests-sim-dice-{VERSION}")
@@ -31,3 +31,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         if "mosquitto" in fixtures or item.module.__name__.startswith(BROKER_MODULES):
             item.add_marker(pytest.mark.broker)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def practice_dice() -> None:
+    """Teach the practice table's dice before any test starts a tower: a simulated tower
+    started by a test then plays at once instead of teaching first (the lock makes every
+    worker wait for the one that teaches)."""
+    teach_sim_dice(sim_dice_home())

@@ -175,7 +175,18 @@ def fuzz_live(live: LiveFuzz, examples: int, batch_size: int, seen: Batch | None
 
     batch()
     assert live.tower.alive(), live.tower.errors()
-    assert len(live.tower.state().history) > len(first.history)  # it rolled all along
+    assert _rolled_on(live, len(first.history))  # it rolled all along, and rolls still
+
+
+def _rolled_on(live: LiveFuzz, before: int, wait: float = 120.0) -> bool:
+    """True once the tower's history is longer than `before`: a busy machine rolls slower,
+    so this waits for the roll, not for a time."""
+    until = time.monotonic() + wait
+    while time.monotonic() < until:
+        if len(live.tower.state().history) > before:
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def check_stopped(tower: RunningTower) -> None:
