@@ -38,11 +38,23 @@ sees a 12-20 mm die at the edge lean by about half its side. The renderer's defa
 
 
 def throws(
-    look: NumeralLook, kind: str, seed: int, per_face: int, size: tuple[int, int] = SIZE
+    look: NumeralLook,
+    kind: str,
+    seed: int,
+    per_face: int,
+    size: tuple[int, int] = SIZE,
+    side: tuple[float, float] = TraySpec.side,
 ) -> list[tuple[int, tuple[np.ndarray, Box]]]:
     """Return `per_face` rendered throws of each face of one die: (face, (frame, box))."""
     spec = TraySpec(
-        size=size, blur=0.0, noise=2.0, look=look, floors=FLOORS, lean=LEAN, numeral_d6=1.0
+        size=size,
+        side=side,
+        blur=0.0,
+        noise=2.0,
+        look=look,
+        floors=FLOORS,
+        lean=LEAN,
+        numeral_d6=1.0,
     )
     out = []
     for face in face_values(kind):
@@ -87,19 +99,25 @@ def main() -> None:
     parser.add_argument("--k", default="1,3,5")
     parser.add_argument("--kinds", default="d20,d12,d10,d8,d6")
     parser.add_argument("--size", default="1296x972", help="the camera's picture, WxH")
+    parser.add_argument("--side", default="0.035,0.085", help="die side / picture, low,high")
     args = parser.parse_args()
     rng = np.random.default_rng(36)
     looks = [replace(numeral_look(rng), layout=i + 1) for i in range(args.looks)]
     width, height = (int(v) for v in args.size.split("x"))
     ks = [int(v) for v in args.k.split(",")]
-    print(f"camera {width}x{height}, {args.looks} dice a kind, {args.test} test throws a face")
+    low, high = (float(v) for v in args.side.split(","))
+    print(
+        f"camera {width}x{height}, side {low}-{high}, {args.looks} dice a kind, "
+        f"{args.test} test throws a face"
+    )
     print("kind  k  dice  right %  wrong %  unanswered %  median ms")
     for kind in args.kinds.split(","):
         said: dict[int, list[str]] = {k: [] for k in ks}
         times: dict[int, list[float]] = {k: [] for k in ks}
         for i, look in enumerate(looks):
-            taught = throws(look, kind, 1000 * i + 7, max(ks), (width, height))
-            tests = throws(look, kind, 1000 * i + 500_007, args.test, (width, height))
+            size = (width, height)
+            taught = throws(look, kind, 1000 * i + 7, max(ks), size, (low, high))
+            tests = throws(look, kind, 1000 * i + 500_007, args.test, size, (low, high))
             for k in ks:
                 s, t = one_die(taught, tests, kind, k)
                 said[k], times[k] = said[k] + s, times[k] + t

@@ -19,10 +19,20 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tidetower.engine.dice import DieError
+from tidetower.engine.doubt import doubted
 from tidetower.engine.files import HostileFile, inside, load_json
 from tidetower.engine.rules import RuleError
+from tidetower.engine.session import SessionState
 from tidetower.engine.store import OutboxEvent
-from tidetower.engine.tray import Attention, DieRead, Reading, unreadable_reason
+from tidetower.engine.tray import (
+    Attention,
+    DieRead,
+    Reading,
+    Unreadable,
+    roll_of,
+    unreadable_reason,
+)
 from tidetower.firmware.rolls import entered_face
 
 LABELS = "labels.json"
@@ -147,6 +157,31 @@ def not_a_die(pending: Attention | None, index: int) -> Attention:
             "no roll; throw again instead"
         )
     return _settled(waiting, reading, place, reading.dice)
+
+
+def question(state: SessionState, reading: Reading, refusal: str) -> tuple[Reading, str]:
+    """The one question a throw the rules refuse puts to the GM, never a dropped throw: the
+    reading with each die whose kind alone keeps it from fitting left for the GM to type,
+    and a reason naming what was declared and seen and what the GM can do."""
+    try:
+        places = set(doubted(state, roll_of(reading)))
+    except DieError:  # a tens d10 without its units die: no kind makes it fit
+        places = set()
+    places -= {i for i, d in enumerate(reading.dice) if d.typed}  # the GM's word stands
+    asked = tuple(_doubt(d) for i, d in enumerate(reading.dice) if i in places)
+    kept = tuple(d for i, d in enumerate(reading.dice) if i not in places)
+    read = Reading(kept, (*reading.unreadable, *asked), reading.ms, reading.set_aside)
+    first = len(reading.unreadable)
+    numbers = ", ".join(f"#{n}" for n in range(first, len(read.unreadable)))
+    typed = f"type {numbers} as it shows (die index=N kind value), " if asked else ""
+    todo = f"{typed}throw again (rethrow), or change the declaration and read again (reread)"
+    return read, f"the rules refuse this roll: {refusal}; {todo}"
+
+
+def _doubt(die: DieRead) -> Unreadable:
+    """A die read whose kind the rules doubt, left for the GM to type."""
+    reason = f"read as a {die.die} showing {die.value}: the rules doubt its kind"
+    return Unreadable(die.box, reason, named=die.named)
 
 
 def _waiting_for(pending: Attention | None, index: int) -> tuple[Attention, Reading, int]:

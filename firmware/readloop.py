@@ -30,7 +30,7 @@ from tidetower.engine.tray import (
     unreadable_reason,
 )
 from tidetower.firmware.config import LoopConfig
-from tidetower.firmware.corrections import Corrections, entered, not_a_die
+from tidetower.firmware.corrections import Corrections, entered, not_a_die, question
 from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.vision.settle import FrozenWatch, SettleWatch
@@ -90,6 +90,8 @@ class ReadLoop:
         self.on_roll: Hooks[[RollRecord, Reading]] = Hooks("drawing or announcing it", problems)
         self.on_state: Hooks[[TowerState]] = Hooks("showing it", problems)
         self.before_record: Hooks[[Reading]] = Hooks("announcing the dice seen", problems)
+        self.on_settled: Hooks[[np.ndarray, Reading]] = Hooks("learning from the GM", problems)
+        """Called with the frame and the reading once the GM has settled it and it counts."""
         # step() runs on the loop thread; MQTT commands call reread/enter_die/drop_die from theirs.
         self._lock = threading.RLock()
         self._dropped = threading.Event()
@@ -165,8 +167,12 @@ class ReadLoop:
             return
         frame = self._attention_frame
         self._record(attention.reading)
-        if self.state is TowerState.RESULT and self.corrections is not None:
+        if self.state is not TowerState.RESULT:
+            return
+        if self.corrections is not None:
             self.corrections.keep_finished(str(self._recorded), frame, attention)
+        if frame is not None:
+            self.on_settled.call("the roll the GM settled", frame, attention.reading)
 
     # -- the frame-by-frame state machine ---------------------------------------------------
 
@@ -283,7 +289,8 @@ class ReadLoop:
         try:
             record = self._record_roll(roll_of(reading), reading)
         except (RuleError, DieError) as error:
-            self._needs_attention("refused", f"the rules refuse this roll: {error}", reading)
+            asked, why = question(self.table.state, reading, str(error))
+            self._needs_attention("refused", why, asked)
             return
         except StoreError as error:  # a full disk: the roll waits, as read, for a re-read
             reason = f"{error}: free some space, then re-read the tray to keep this roll"

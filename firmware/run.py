@@ -31,7 +31,7 @@ from tidetower.firmware.config import (
     load_config,
 )
 from tidetower.firmware.sim import GM_MODES, WHERE_TO_TYPE, sim_config, simulated_parts
-from tidetower.firmware.sim_dice import teaching_line
+from tidetower.firmware.sim_dice import sim_dice_home, teaching_line
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
@@ -362,8 +362,8 @@ def _run_tower(
 ) -> bool:
     """Start the tower and its MQTT link, say what runs where, and run it; True when it
     was stopped by a signal."""
-    if sim_seed is not None and config.camera.reader.dice:
-        click.echo(teaching_line(Path(config.camera.reader.dice)) or "", err=True, nl=False)
+    if sim_seed is not None and config.camera.source == "simulated":
+        click.echo(teaching_line(sim_dice_home()) or "", err=True, nl=False)
     with _start(config, sim_seed, gm) as tower, _mqtt_link(tower, config, use_mqtt, not temporary):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []

@@ -17,12 +17,13 @@ from tidetower.engine.rules import JSONValue, RollContext, RuleError
 from tidetower.engine.systems import DEFAULT_SYSTEM, get_system
 from tidetower.engine.tray import TowerState
 from tidetower.firmware.config import PinsConfig, TableConfig, TowerConfig
+from tidetower.firmware.dice_cli import dice_folder
 from tidetower.firmware.readloop import ReadLoop
 from tidetower.firmware.rolls import camera_kinds
-from tidetower.firmware.sim_dice import sim_dice_home, sim_settings, teach_sim_dice
+from tidetower.firmware.sim_dice import lay_out, sim_dice_home, sim_settings, teach_sim_dice
 from tidetower.firmware.tower import TowerParts, real_parts
 from tidetower.mqtt.ledbar.strip import ROUT_SECONDS
-from tidetower.vision.settings import Calibration, ReaderSettings
+from tidetower.vision.settings import Calibration
 from tidetower.vision.sources.simulated import SimulatedConfig, SimulatedSource
 from tidetower.vision.synth import SynthDie
 
@@ -50,12 +51,12 @@ def sim_config(store: Path, system: str = DEFAULT_SYSTEM) -> TowerConfig:
     """A tower with every part simulated, its session in `store` and its snapshots and
     corrections beside it (`<stem>-snapshots`, `<stem>-corrections`: two simulated towers
     whose stores share a folder keep their own); the system starts from its default settings,
-    and its dice are the practice table's own (`sim_dice`), taught once and kept."""
+    and its dice are the practice table's own (`sim_dice`), taught once, kept, and laid out
+    beside the store (`<stem>-dice`) on its first start."""
     table = TableConfig.model_validate(
         {"system": system, "settings": {}, "store": store, "snapshots_keep": 50}
     )
-    camera = SimulatedConfig(reader=ReaderSettings(dice=str(sim_dice_home())))
-    return TowerConfig(table=table, camera=camera, pins=SIM_PINS.model_copy())
+    return TowerConfig(table=table, camera=SimulatedConfig(), pins=SIM_PINS.model_copy())
 
 
 WHERE_TO_TYPE = (
@@ -80,8 +81,12 @@ def simulated_parts(
     factory = MockFactory(pin_class=MockPWMPin) if mock_pins else None
     if config.camera.source != "simulated":
         return real_parts(config, factory)
-    if config.camera.reader.dice:
-        teach_sim_dice(Path(config.camera.reader.dice), log.info)
+    home = sim_dice_home()
+    teach_sim_dice(home, log.info)
+    try:
+        lay_out(home, Path(config.camera.reader.dice or dice_folder(config.table.store)))
+    except OSError as error:  # a full disk: the dice not laid out are read as dice not met
+        log.warning("the practice dice were not laid out beside the store: %s", error)
     camera = SimulatedSource(seed, sim_settings())
     calibration = Calibration(background=camera.empty)
     person = gm == "person"

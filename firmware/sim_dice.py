@@ -17,7 +17,7 @@ from pathlib import Path
 
 import cv2
 
-from tidetower.vision.dice.table import DiceFileError, find_die, load_die
+from tidetower.vision.dice.table import SUFFIX, DiceFileError, find_die, load_die, save_die, slug
 from tidetower.vision.dice.teach import Seen, keep_taught, seen_in, taught_dice
 from tidetower.vision.kinds import face_values
 from tidetower.vision.read import read_dice
@@ -27,9 +27,15 @@ from tidetower.vision.synth.numerals import NumeralLook
 
 PER_FACE = 3
 """Photos a face is taught from: 3 gave most of the gain of 10 (docs/BENCHMARKS.md)."""
-VERSION = 1
-LOCK = ".teaching"
+VERSION = 2
 """Bumped when the dice or how they are taught change: an old cache is taught anew."""
+LOCK = ".teaching"
+TOWER_SIDE = (0.068, 0.114)
+"""The practice dice's size in the picture, as the tower's camera sees real ones: 12-20 mm
+dice on the 176 mm of floor its picture spans (`tidetower enclosure geometry`)."""
+TOWER_LEAN = (0.45, 0.65)
+"""How much of its sides a die at the picture's edge shows under the tower's camera, 176.5
+mm over the floor: about half a side (the renderer's default, 0.3-1.2, is a wider lens)."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,8 @@ SIM_DICE = (
 
 def sim_settings() -> SimSettings:
     """The simulated camera throwing the practice table's dice."""
-    return SimSettings(looks=tuple((die.kind, die.look) for die in SIM_DICE))
+    looks = tuple((die.kind, die.look) for die in SIM_DICE)
+    return SimSettings(looks=looks, side=TOWER_SIDE, lean=TOWER_LEAN)
 
 
 def sim_dice_home() -> Path:
@@ -146,3 +153,11 @@ def _settled(source: SimulatedSource, kind: str) -> tuple[SynthDie, ...]:
     while not source.idle:
         source.read()
     return dice
+
+
+def lay_out(home: Path, folder: Path) -> None:
+    """Give a simulated tower the practice dice kept in `home`: each die not in its folder
+    yet is copied there, where it then learns from the GM's corrections as a table's would."""
+    for die in SIM_DICE:
+        if not (folder / f"{slug(die.name)}{SUFFIX}").exists():
+            save_die(folder, load_die(find_die(home, die.name)))

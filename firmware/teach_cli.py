@@ -2,8 +2,9 @@
 
 From photos: `tidetower teach PROFILE --labels LABELS.json IMAGE ...`. At the tower:
 `tidetower teach --config FILE --die d20 --name "white omen"` asks for throws until every
-face has been seen and confirmed, keeps one photo per face beside the profile, and teaches
-from them (`--sim` does the same with the simulated camera, whose player throws and answers).
+face has been seen and confirmed `--photos` times (3), keeps the photos beside the profile,
+and teaches from them (`--sim` does the same with the simulated camera, whose player throws
+and answers).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from tidetower.vision.numerals.profile import ProfileError
 from tidetower.vision.numerals.teach import TeachError, TeachReport, teach
 from tidetower.vision.progress import progress
 from tidetower.vision.read import read_dice
-from tidetower.vision.settings import Calibration
+from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.settle import SettleWatch
 from tidetower.vision.sources import FrameSource, FrameSourceError
 from tidetower.vision.sources.simulated import SimulatedSource
@@ -49,6 +50,10 @@ SETTLED_FRAMES = 5
 """Still frames in a row that make a settled throw."""
 MAX_FRAMES = 3000
 """Frames to wait for one throw before giving up (five minutes at 10 frames a second)."""
+
+PHOTOS_A_FACE = 3
+"""Confirmed photos a face is taught from at the tower: 3 gave most of what 10 give
+(docs/BENCHMARKS.md, "The table's dice"), in about as many throws as a d20 has faces x 5."""
 
 Answer = Callable[[Reading, set[int]], int | None]
 """Asks the person what the die shows, given the reading and the faces still wanted."""
@@ -109,14 +114,16 @@ def collect(
     watch: SettleWatch,
     before_throw: Callable[[], None] = lambda: None,
     progress: Progress | None = None,
-) -> dict[int, np.ndarray]:
-    """Ask for throws until every face of `kind` has a confirmed photo; return them by face."""
-    wanted = set(face_values(kind))
-    photos: dict[int, np.ndarray] = {}
+    per_face: int = 1,
+) -> dict[int, list[np.ndarray]]:
+    """Ask for throws until every face of `kind` has `per_face` confirmed photos; return them
+    by face."""
+    photos: dict[int, list[np.ndarray]] = {face: [] for face in face_values(kind)}
     progress = progress or Progress(kind, None)
-    while wanted:
+    while wanted := {face for face, kept in photos.items() if len(kept) < per_face}:
         left = " ".join(face_text(kind, v) for v in sorted(wanted))
-        click.echo(f"throw the {kind}: {len(wanted)} face(s) to go ({left})")
+        short = sum(per_face - len(photos[face]) for face in wanted)
+        click.echo(f"throw the {kind}: {short} photo(s) of {len(wanted)} face(s) to go ({left})")
         progress.show("throw", wanted)
         before_throw()
         frame = settled_throw(camera, watch)
@@ -124,10 +131,9 @@ def collect(
         progress.show("confirm", wanted, guess_of(reading, kind))
         value = answer(reading, wanted)
         if value is None or value not in wanted:
-            click.echo("  not kept: that face is taught already, or none was given")
+            click.echo("  not kept: that face has its photos already, or none was given")
             continue
-        photos[value] = frame
-        wanted.discard(value)
+        photos[value].append(frame)
     return photos
 
 
@@ -206,15 +212,17 @@ def teach_from_camera(
     profile: Path,
     sim: bool,
     use_mqtt: bool = False,
+    per_face: int = PHOTOS_A_FACE,
+    keep_in: Path | None = None,
 ) -> TeachReport:
     """Run the guided flow on the config's camera (and display pages, if `use_mqtt`); teach
-    the photos into the profile."""
+    the photos into the profile, keeping the die in `keep_in` (else the profile's)."""
     with _teach_link(config, use_mqtt) as link:
         progress = Progress(kind, name, link, answerable=not sim)
-        photos = _throws(config, kind, sim, progress)
+        photos = _throws(config, kind, sim, progress, per_face)
         progress.show("teaching", set())
         try:
-            report = _teach_photos(config, kind, name, profile, photos)
+            report = _teach_photos(kind, name, profile, photos, config.camera.reader, keep_in)
         except TeachError as error:
             progress.show("refused", set(), message=str(error))
             raise
@@ -222,22 +230,22 @@ def teach_from_camera(
         return report
 
 
-def _throws(config: TowerConfig, kind: str, sim: bool, progress: Progress) -> dict[int, np.ndarray]:
-    """Collect one confirmed photo per face from the config's camera."""
+def _throws(
+    config: TowerConfig, kind: str, sim: bool, progress: Progress, per_face: int
+) -> dict[int, list[np.ndarray]]:
+    """Collect `per_face` confirmed photos of every face from the config's camera."""
     calibration = _calibration(config)
     with open_camera(config.camera, seed=0) as camera:
         if sim and isinstance(camera, SimulatedSource):
             answer, throw = sim_player(camera, kind)
-            return collect(
-                camera, kind, answer, SettleWatch(empty_tray=camera.empty), throw, progress
-            )
+            empty = SettleWatch(empty_tray=camera.empty)
+            return collect(camera, kind, answer, empty, throw, progress, per_face)
         watch = SettleWatch(empty_tray=calibration.background)
         if progress.link is None:
-            return collect(camera, kind, ask_person(kind), watch)
+            return collect(camera, kind, ask_person(kind), watch, per_face=per_face)
         _read_terminal(progress.link)
-        return collect(
-            camera, kind, ask_anywhere(kind, progress.link.answers), watch, progress=progress
-        )
+        answer = ask_anywhere(kind, progress.link.answers)
+        return collect(camera, kind, answer, watch, progress=progress, per_face=per_face)
 
 
 @contextlib.contextmanager
@@ -259,20 +267,25 @@ def _teach_link(config: TowerConfig, use_mqtt: bool) -> Iterator[TeachLink | Non
 
 
 def _teach_photos(
-    config: TowerConfig, kind: str, name: str | None, profile: Path, photos: dict[int, np.ndarray]
+    kind: str,
+    name: str | None,
+    profile: Path,
+    photos: dict[int, list[np.ndarray]],
+    reader: ReaderSettings,
+    keep_in: Path | None,
 ) -> TeachReport:
     """Keep the confirmed photos beside the profile, and teach from them."""
     folder = profile / "photos"
     folder.mkdir(parents=True, exist_ok=True)
     labels, paths = {}, []
-    for value, frame in sorted(photos.items()):
-        paths.append(folder / f"{kind}_{value:02d}.png")
-        cv2.imwrite(str(paths[-1]), frame)
-        labels[paths[-1].name] = {"die": kind, "value": value}
+    for value, frames in sorted(photos.items()):
+        for i, frame in enumerate(frames):
+            paths.append(folder / f"{kind}_{value:02d}_{i + 1}.png")
+            cv2.imwrite(str(paths[-1]), frame)
+            labels[paths[-1].name] = {"die": kind, "value": value}
     (folder / "labels.json").write_text(json.dumps(labels, indent=1), encoding="utf-8")
     names = {kind: name} if name else {}
-    reader, dice = config.camera.reader, dice_folder(config.table.store)
-    return teach(profile, folder / "labels.json", paths, names, reader, progress, dice)
+    return teach(profile, folder / "labels.json", paths, names, reader, progress, keep_in)
 
 
 def _calibration(config: TowerConfig) -> Calibration:
@@ -327,6 +340,14 @@ def _say(report: TeachReport, profile: Path) -> None:
 @click.option("--die", "kind", type=click.Choice(KINDS), help="The kind to teach at the tower.")
 @click.option("--name", help='What the table calls the die taught at the tower ("white omen").')
 @click.option(
+    "--photos",
+    "per_face",
+    type=click.IntRange(1, 10),
+    default=PHOTOS_A_FACE,
+    show_default=True,
+    help="Confirmed photos of each face to teach the die at the tower from.",
+)
+@click.option(
     "--from-corrections",
     "from_corrections",
     is_flag=True,
@@ -353,6 +374,7 @@ def teach_command(
     sim: bool,
     kind: str | None,
     name: str | None,
+    per_face: int,
     from_corrections: bool,
     rollback: bool,
     use_mqtt: bool | None,
@@ -381,7 +403,9 @@ def teach_command(
         config = _guided_config(config_path)
         target = profile or profile_home(config)
         linked = config_path is not None if use_mqtt is None else use_mqtt
-        _say(teach_from_camera(config, kind, name, target, sim, linked), target)
+        beside = None if config_path is None else dice_folder(config.table.store)
+        report = teach_from_camera(config, kind, name, target, sim, linked, per_face, beside)
+        _say(report, target)
     except (TeachError, ProfileError) as error:
         raise click.ClickException(str(error)) from None
     except FrameSourceError as error:

@@ -24,6 +24,8 @@ from tidetower.firmware.readloop import LoopTiming, ReadLoop
 from tidetower.firmware.snapshots import Snapshots
 from tidetower.mqtt.commands import CommandDesk
 from tidetower.vision.calibrate import load_calibration
+from tidetower.vision.dice.table import DiceFileError
+from tidetower.vision.dice.teach import learn_typed
 from tidetower.vision.read import read_dice
 from tidetower.vision.settings import Calibration, ReaderSettings
 from tidetower.vision.settle import SettleWatch
@@ -151,7 +153,19 @@ class Tower:
             lambda record, reading: watch.camera_roll(record.id, loop.frame, reading)
         )
         self.table.listeners.append(watch.table_event)
+        loop.on_settled.append(self.learn_dice)
         return loop
+
+    def learn_dice(self, frame: Any, reading: Reading) -> None:
+        """Join the table's dice the GM typed to their photos: they keep learning in play."""
+        folder = self.reader.dice
+        try:
+            learnt = learn_typed(Path(folder), frame, reading) if folder else ()
+        except (OSError, DiceFileError) as error:  # a full disk, a damaged die: play goes on
+            log.warning("the table's dice did not learn from the GM's dice: %s", error)
+            return
+        if learnt:
+            log.info("learnt from the GM: %s", ", ".join(learnt))
 
     def init_learner(self) -> Learner | None:
         """Learning from the GM's corrections, into the reader's profile, when asked."""

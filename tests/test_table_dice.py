@@ -18,6 +18,7 @@ from tidetower.engine.tray import Attention, DieRead, Reading, Unreadable
 from tidetower.firmware.cli import main as cli
 from tidetower.firmware.corrections import entered
 from tidetower.firmware.dice_cli import dice_folder
+from tidetower.firmware.sim import sim_config, simulated_parts
 from tidetower.firmware.sim_dice import (
     PER_FACE,
     SIM_DICE,
@@ -26,6 +27,7 @@ from tidetower.firmware.sim_dice import (
     teach_sim_dice,
     untaught,
 )
+from tidetower.firmware.tower import Tower
 from tidetower.vision.dice.table import (
     SUFFIX,
     DiceFileError,
@@ -192,3 +194,25 @@ def test_teaching_never_writes_over_a_damaged_die_of_that_name(tmp_path: Path) -
     with pytest.raises(DiceFileError, match="not a die's file"):
         keep_taught(tmp_path, [taught])
     assert (tmp_path / f"omen{SUFFIX}").read_bytes() == b"not a die"
+
+
+def test_a_table_die_the_gm_types_in_play_joins_its_photos(tmp_path: Path) -> None:
+    store = tmp_path / "session.db"
+    config = sim_config(store)
+    with Tower(config, simulated_parts(config, seed=3)) as tower:
+        folder = dice_folder(store)
+        before = {die.name: len(die.faces) for die in load_dice(folder)}
+        assert set(before) == {die.name for die in SIM_DICE}  # laid out beside the store
+        typed: list[DieRead] = []
+        tower.loop.on_settled.append(
+            lambda _frame, reading: typed.extend(d for d in reading.dice if d.named and d.typed)
+        )
+        while not typed:  # the simulated GM types a die its own reader was unsure of
+            tower.step()
+        after = {die.name: die for die in load_dice(folder)}
+    (die, *_) = typed
+    learnt = after[die.named]
+    assert len(learnt.faces) == before[die.named] + 1 and learnt.faces[-1] == die.value
+    assert learnt.taught()[die.value] == PER_FACE + 1
+    kept = load_dice(sim_dice_home())  # the practice dice kept for every start: unchanged
+    assert all(len(d.faces) == before[d.name] for d in kept)

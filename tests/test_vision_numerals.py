@@ -18,6 +18,7 @@ from tidetower.engine.tray import DieRead, Reading, roll_of
 from tidetower.firmware.cli import main
 from tidetower.firmware.rolls import entered_face
 from tidetower.vision.colours import colour_name
+from tidetower.vision.dice.table import load_dice
 from tidetower.vision.kinds import KINDS, check_face, face_values
 from tidetower.vision.numerals.nets import CLASSES
 from tidetower.vision.numerals.profile import load_profile
@@ -278,12 +279,15 @@ def test_teach_at_the_simulated_tower_asks_for_every_face(tmp_path: Path) -> Non
         main, ["teach", "--sim", "--die", "d8", "--name", "blue d8", str(tmp_path / "dice")]
     )
     assert result.exit_code == 0, result.output
-    assert "throw the d8: 8 face(s) to go (1 2 3 4 5 6 7 8)" in result.output
+    assert "throw the d8: 24 photo(s) of 8 face(s) to go (1 2 3 4 5 6 7 8)" in result.output
     assert "taught 8 faces" in result.output
     meta = json.loads((tmp_path / "dice" / "profile.json").read_text())
     assert set(meta["taught"]) == {f"d8:{v}" for v in range(1, 9)}
     assert meta["names"] == {"d8": "blue d8"}
-    assert len(list((tmp_path / "dice" / "photos").glob("d8_*.png"))) == 8
+    photos = sorted(p.name for p in (tmp_path / "dice" / "photos").glob("d8_*.png"))
+    assert len(photos) == 24 and photos[:3] == ["d8_01_1.png", "d8_01_2.png", "d8_01_3.png"]
+    (die,) = load_dice(tmp_path / "dice" / "dice")
+    assert die.name == "blue d8" and die.taught() == dict.fromkeys(range(1, 9), 3)
 
 
 def test_teach_from_photos_needs_its_labels() -> None:

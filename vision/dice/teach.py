@@ -8,23 +8,29 @@ die the GM confirms or corrects in play): a die's photos are its reader.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from tidetower.engine.tray import Box
+from tidetower.engine.tray import Box, Reading
 from tidetower.vision.colours import body_colour, colour_name
 from tidetower.vision.dice.matcher import die_crop
 from tidetower.vision.dice.table import (
     SUFFIX,
+    DiceFileError,
     FaceMarks,
     TableDie,
+    find_die,
     load_die,
     new_die,
     save_die,
     slug,
 )
+
+LEARNT_PER_FACE = 8
+"""Photos a face keeps as the GM's corrections join them, the newest: more than teaching
+asks (3), few enough that a die's reader stays quick (docs/BENCHMARKS.md)."""
 
 
 @dataclass(frozen=True)
@@ -74,3 +80,35 @@ def keep_taught(folder: Path, dice: Sequence[TableDie]) -> list[TableDie]:
         save_die(folder, die)
         kept.append(die)
     return kept
+
+
+def learn_typed(folder: Path, frame: np.ndarray, reading: Reading) -> tuple[str, ...]:
+    """Join each die the GM typed that the reader knew as one of the table's to that die's
+    photos, so a taught die keeps learning from the throws the GM settles; returns the dice
+    that learned (a die since forgotten, or of another kind now, learns nothing)."""
+    learnt = []
+    for read in reading.dice:
+        if not (read.typed and read.named):
+            continue
+        try:
+            die = load_die(find_die(folder, read.named))
+        except DiceFileError:
+            continue
+        if die.kind != read.die or die.meta.marks == "pips":
+            continue
+        crop = seen_in(frame, read.box, read.die, read.value).crop
+        save_die(folder, newest(die.with_photos(crop[None], (read.value,)), LEARNT_PER_FACE))
+        learnt.append(die.name)
+    return tuple(learnt)
+
+
+def newest(die: TableDie, per_face: int) -> TableDie:
+    """The die with only the newest `per_face` photos of each face."""
+    keep: list[int] = []
+    counts: dict[int, int] = {}
+    for i in reversed(range(len(die.faces))):
+        counts[die.faces[i]] = counts.get(die.faces[i], 0) + 1
+        if counts[die.faces[i]] <= per_face:
+            keep.append(i)
+    keep.reverse()
+    return replace(die, crops=die.crops[keep], faces=tuple(die.faces[i] for i in keep))

@@ -9,6 +9,9 @@ before, as a die the tower has not met.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,7 +65,26 @@ def table_at(folder: Path) -> tuple[Known, ...]:
 @lru_cache(maxsize=8)
 def _built(folder: str, state: tuple[tuple[str, int, int], ...]) -> tuple[Known, ...]:
     """The dice of a folder in a given state (the cache key), each with its reader."""
-    return tuple(known(die) for die in load_dice(Path(folder)))
+    return tuple(_ready(die) for die in load_dice(Path(folder)))
+
+
+_READY: OrderedDict[str, Known] = OrderedDict()
+_READY_LOCK = threading.Lock()
+
+
+def _ready(die: TableDie) -> Known:
+    """`known(die)`, built once per die's content: copies of one die (the practice dice laid
+    out beside every simulated store) share one reader."""
+    digest = hashlib.sha256(die.meta.model_dump_json().encode())
+    digest.update(np.asarray(die.faces, np.int16).tobytes())
+    digest.update(np.ascontiguousarray(die.crops).data)
+    key = digest.hexdigest()
+    with _READY_LOCK:  # towers in one process (the tests') read from their own threads
+        if key not in _READY:
+            _READY[key] = known(die)
+            while len(_READY) > 32:
+                _READY.popitem(last=False)
+        return _READY[key]
 
 
 def by_table(frame: np.ndarray, verdicts: list[Verdict], table: tuple[Known, ...]) -> list[Verdict]:

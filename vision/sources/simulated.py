@@ -32,6 +32,10 @@ class SimSettings:
     """One make for every numeral die thrown (a table's own set), instead of one per throw."""
     looks: tuple[tuple[str, NumeralLook], ...] = ()
     """The table's own dice: the make of each kind thrown (kind, look), over `look`."""
+    side: tuple[float, float] = TraySpec.side
+    """A die's side as a share of the picture's longer side (the renderer's by default)."""
+    lean: tuple[float, float] = TraySpec.lean
+    """How much of its sides a die at the picture's edge shows (the camera's height)."""
 
 
 class SimulatedSource(FrameSource):
@@ -55,8 +59,15 @@ class SimulatedSource(FrameSource):
         self.failing: str | None = None  # set to make read() fail, as a broken camera would
 
     def _spec(self, count: tuple[int, int]) -> TraySpec:
+        settings = self.settings
         return TraySpec(
-            size=self.settings.size, count=count, blur=0.0, noise=0.0, look=self.settings.look
+            size=settings.size,
+            count=count,
+            side=settings.side,
+            lean=settings.lean,
+            blur=0.0,
+            noise=0.0,
+            look=settings.look,
         )
 
     def clock(self) -> float:
