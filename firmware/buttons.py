@@ -36,7 +36,7 @@ def toggled(declared: RollContext, system: str) -> RollContext:
     return dataclasses.replace(declared, params=params)
 
 
-PLAIN: dict[str, str] = {"undo": "undo", "reread": "reread"}
+PLAIN: dict[str, str] = {"undo": "undo", "reread": "reread", "tip": "tip"}
 """Buttons that are a command of their own: the registry's command each sends."""
 
 

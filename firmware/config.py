@@ -119,6 +119,8 @@ class PinsConfig(Section):
     button_link: BcmPin | None = None
     button_undo: BcmPin | None = None
     button_reread: BcmPin | None = None
+    button_tip: BcmPin | None = None
+    """Tips the tray clear (`cmd/tip`); only with a servo."""
     servo: BcmPin | None = None
 
     @field_validator("*")

@@ -46,7 +46,7 @@ class StatusLight:
         self.led.close()
 
 
-BUTTONS = ("side_a", "side_b", "link", "undo", "reread")
+BUTTONS = ("side_a", "side_b", "link", "undo", "reread", "tip")
 
 
 class TowerDevices:

@@ -134,6 +134,19 @@ class ReadLoop:
             if self.state in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR):
                 self.devices.tip_tray(True)
 
+    def tip(self) -> None:
+        """The GM's `tip`: pour out the dice of a stored roll, or of a throw to be thrown
+        again; refused without a servo, and while the dice are still to be read or settled."""
+        with self._lock:
+            if self.devices.servo is None:
+                raise RuleError("this tower has no tray servo to tip (pins.servo)")
+            if self.state not in (TowerState.RESULT, TowerState.WAITING_FOR_CLEAR):
+                settle = (
+                    " (settle it, or rethrow)" if self.state is TowerState.NEEDS_ATTENTION else ""
+                )
+                raise RuleError(f"nothing to tip out: the tower is {self.state.value}{settle}")
+            self.clear_tray()
+
     def rethrow(self) -> None:
         """Forget the pending reading: the dice are to be picked up and thrown again."""
         with self._lock:

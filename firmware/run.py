@@ -36,6 +36,8 @@ from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import (
+    BROKER_LOST_EXIT,
+    BrokerLostExit,
     ConfigExit,
     apply_broker_options,
     apply_own_ports,
@@ -180,12 +182,21 @@ def _session_store(
 
 
 @contextmanager
-def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool, kept: bool) -> Iterator[None]:
+def _mqtt_link(
+    tower: Tower, config: TowerConfig, enabled: bool, kept: bool, stop: threading.Event
+) -> Iterator[None]:
     """Publish the table over MQTT while the tower runs (embedded broker if none is set); a
-    broker that cannot start stops the tower: asked for MQTT, it must not run without."""
+    broker that cannot start stops the tower: asked for MQTT, it must not run without. Its
+    own Mosquitto given up on sets `stop`, and the tower exits for systemd to restart it."""
     if not enabled:
         yield
         return
+    lost: list[str] = []
+
+    def broker_lost(why: str) -> None:
+        lost.append(why)
+        stop.set()
+
     try:
         link = table_link(
             tower.table,
@@ -195,6 +206,7 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool, kept: bool) -> 
             announce=functools.partial(click.echo, err=True),
             loop=tower.loop,  # the tower's state and anything it needs the GM for
             store_kept=kept,
+            on_broker_lost=broker_lost,
         )
         publisher = link.__enter__()
     except BrokerStartError as error:
@@ -208,6 +220,8 @@ def _mqtt_link(tower: Tower, config: TowerConfig, enabled: bool, kept: bool) -> 
         yield
     finally:
         link.__exit__(None, None, None)
+    if lost:
+        raise BrokerLostExit(f"MQTT: {lost[0]}: the tower exits {BROKER_LOST_EXIT} to start afresh")
 
 
 def _taken_words(error: BrokerStartError) -> str:
@@ -235,10 +249,11 @@ def _stop_on_signals(stop: threading.Event) -> None:
         signal.signal(stop_signal, stop_now)
 
 
-def _run(tower: Tower, rolls: int | None, realtime: bool, said: list[str]) -> bool:
-    """Step the tower until Ctrl-C or SIGTERM (True), `rolls` more rolls, or a replayed
-    camera's end; a full disk is said (`said`: the trouble said last) and the tower goes on."""
-    stop = threading.Event()
+def _run(
+    tower: Tower, rolls: int | None, realtime: bool, said: list[str], stop: threading.Event
+) -> bool:
+    """Step the tower until `stop` is set (Ctrl-C, SIGTERM: True), `rolls` more rolls, or a
+    replayed camera's end; a full disk is said (`said`: the trouble said last), and goes on."""
     _stop_on_signals(stop)
     target = len(tower.table.state.history) + rolls if rolls is not None else None
     period = 1.0 / 10 if realtime else 0.0
@@ -364,7 +379,11 @@ def _run_tower(
     was stopped by a signal."""
     if sim_seed is not None and config.camera.source == "simulated":
         click.echo(teaching_line(sim_dice_home()) or "", err=True, nl=False)
-    with _start(config, sim_seed, gm) as tower, _mqtt_link(tower, config, use_mqtt, not temporary):
+    stop = threading.Event()  # set by a signal, or by the tower's own Mosquitto given up
+    with (
+        _start(config, sim_seed, gm) as tower,
+        _mqtt_link(tower, config, use_mqtt, not temporary, stop),
+    ):
         tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         said: list[str] = []  # a trouble said once, and again after a roll is kept
@@ -376,7 +395,7 @@ def _run_tower(
             click.echo(render_bar(tower.table.bar()))
         if sim_seed is not None:
             click.echo(f"sim: {GM_MODES[gm]}", err=True)
-        return _run(tower, rolls, realtime, said)
+        return _run(tower, rolls, realtime, said, stop)
 
 
 def _print_header(config: TowerConfig, temporary: bool) -> None:

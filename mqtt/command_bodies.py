@@ -167,6 +167,11 @@ class RethrowCommand(Command):
     """Discard the pending reading: the dice are to be thrown again."""
 
 
+class TipCommand(Command):
+    """Tip the tray clear with its servo: the dice of a stored roll, or of a throw to be
+    thrown again, pour out; it levels once the tray is empty."""
+
+
 class TeachCommand(Command):
     """Say which face the die being taught shows in the throw awaiting confirmation;
     `null`: keep no photo of this throw (a face taught already), throw again."""

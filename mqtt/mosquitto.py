@@ -4,8 +4,10 @@ On the LAN a guest's will, a squatted client id, subscription churn or one huge 
 past amqtt's guards (issue 26); Mosquitto holds all of them. With `lan` (or a `bind` beyond
 loopback) and no `host`, the tower writes a config, a password file and an ACL into
 `<store folder>/mosquitto/`, starts Mosquitto, starts it again if it dies and stops it with
-the tower. The tower itself connects on a listener of its own on loopback, so a flood of
-guests on the LAN listeners cannot shut it out.
+the tower (mqtt/pidfile.py: a tower killed outright takes it along). Dying more than RESTARTS
+times within RESTART_WINDOW_S seconds, it is given up, and the tower is told so that it can
+exit and be started again. The tower itself connects on a listener of its own on loopback,
+so a flood of guests on the LAN listeners cannot shut it out.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ import socket
 import subprocess
 import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from tidetower.mqtt.broker import BrokerStartError, check_free
 from tidetower.mqtt.lan import GM_USER, TOWER_USER, LanAccess, write_private
+from tidetower.mqtt.pidfile import forget_pid, keep_pid, parent_death_signal, stop_leftover
 from tidetower.mqtt.registry import COMMANDS
 from tidetower.mqtt.settings import MqttSettings
 
@@ -36,7 +41,10 @@ MAX_CONNECTIONS = 200
 MAX_QUEUED = 200
 """Messages queued for one slow client before Mosquitto drops its QoS 1 backlog."""
 RESTARTS = 5
-"""How often a Mosquitto that dies is started again before the tower gives up on it."""
+"""How many deaths within RESTART_WINDOW_S Mosquitto is started again after; one more and
+the tower gives up on it (a Mosquitto that dies now and then is restarted for ever)."""
+RESTART_WINDOW_S = 60.0
+"""The sliding window, in seconds, in which Mosquitto's deaths are counted."""
 PBKDF2_ROUNDS = 1000
 """Mosquitto's `$7$` hash: cheap enough that a flood of wrong passwords cannot stall a Pi."""
 _NOT_INSTALLED = "LAN play needs Mosquitto, which is not installed: sudo apt install mosquitto"
@@ -105,12 +113,23 @@ def _listening(port: int) -> bool:
 class SupervisedMosquitto:
     """A Mosquitto of the tower's own, started from the files it writes, restarted if it dies."""
 
-    def __init__(self, settings: MqttSettings, access: LanAccess) -> None:
+    def __init__(
+        self,
+        settings: MqttSettings,
+        access: LanAccess,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.settings = settings
         self.access = access
         self.folder = access.folder / "mosquitto"
         self.restarts = 0
         """How many times Mosquitto died and was started again."""
+        self.gave_up: str | None = None
+        """Why Mosquitto was given up on (it died too often); None while it is kept running."""
+        self.on_give_up: list[Callable[[str], None]] = []
+        """Called on the watcher's thread with that reason when Mosquitto is given up on."""
+        self._clock = clock
+        self._deaths: deque[float] = deque()
         self._process: subprocess.Popen[bytes] | None = None
         self._stopping = threading.Event()
         self._watcher: threading.Thread | None = None
@@ -125,9 +144,15 @@ class SupervisedMosquitto:
         """Mosquitto's own log: connections, refusals, its errors."""
         return self.folder / "mosquitto.log"
 
+    @property
+    def pidfile(self) -> Path:
+        """Where the running Mosquitto's process id is kept, for the next start to check."""
+        return self.folder / "mosquitto.pid"
+
     def start(self, timeout: float = 10.0) -> SupervisedMosquitto:
         """Write the files, start Mosquitto and return once every listener accepts."""
         binary = mosquitto_binary()
+        stop_leftover(self.pidfile, self.folder / "mosquitto.conf")
         host = self.settings.listen_host()
         tower = ("127.0.0.1", self.access.tower_port)
         for bind, port in (tower, (host, self.settings.port), (host, self.settings.ws_port)):
@@ -159,8 +184,13 @@ class SupervisedMosquitto:
         """Start the process; a Mosquitto that exits or never listens is a one-line refusal."""
         command = [binary, "-c", str(self.folder / "mosquitto.conf")]
         self._process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=parent_death_signal(),
         )
+        keep_pid(self.pidfile, self._process.pid)
         ports = (self.access.tower_port, self.settings.port, self.settings.ws_port)
         deadline = time.monotonic() + timeout
         while not all(_listening(port) for port in ports):
@@ -184,21 +214,39 @@ class SupervisedMosquitto:
         return lines[-1][:300] if lines else "it said nothing"
 
     def _watch(self) -> None:
-        """Start Mosquitto again when it dies, at most RESTARTS times."""
+        """Start Mosquitto again each time it dies (a start that fails is a death too), until
+        it dies more than RESTARTS times within RESTART_WINDOW_S seconds."""
         while not self._stopping.is_set():
             process = self._process
             if process is None or process.wait() is None or self._stopping.is_set():
                 return
-            if self.restarts >= RESTARTS:
-                log.error("Mosquitto died %d times; LAN play has stopped", self.restarts + 1)
+            said = self._last_words()
+            if not self._may_restart():
+                self._give_up(f"{len(self._deaths)} times within {RESTART_WINDOW_S:g} s ({said})")
                 return
             self.restarts += 1
-            log.warning("Mosquitto exited (%s); starting it again", self._last_words())
+            log.warning("Mosquitto exited (%s); starting it again", said)
             try:
                 self._launch(mosquitto_binary(), 10.0)
             except BrokerStartError as error:
                 log.error("%s", error)
-                return
+
+    def _may_restart(self) -> bool:
+        """Count a death now; True while no more than RESTARTS fall in the window."""
+        now = self._clock()
+        self._deaths.append(now)
+        while self._deaths[0] <= now - RESTART_WINDOW_S:
+            self._deaths.popleft()
+        return len(self._deaths) <= RESTARTS
+
+    def _give_up(self, how_often: str) -> None:
+        """Stop restarting Mosquitto and tell the tower, whose LAN play has ended."""
+        self.gave_up = f"the tower's Mosquitto died {how_often}; LAN play has stopped"
+        log.error("%s", self.gave_up)
+        self._process = None
+        forget_pid(self.pidfile)
+        for tell in list(self.on_give_up):
+            tell(self.gave_up)
 
     def _halt(self) -> None:
         """Stop the process: asked first, killed if it will not go."""
@@ -219,6 +267,7 @@ class SupervisedMosquitto:
         if self._watcher is not None:
             self._watcher.join(10)
         self._process = None
+        forget_pid(self.pidfile)
 
     def __enter__(self) -> SupervisedMosquitto:
         return self.start()

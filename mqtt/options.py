@@ -1,5 +1,6 @@
 """`--broker HOST:PORT`, `--table NAME` and `--lan` (and a node's `--config`), the same on every
-command that talks to a broker; and the exit status of a configuration that cannot work."""
+command that talks to a broker; and the exit statuses of a configuration that cannot work and
+of a broker the tower lost."""
 
 from __future__ import annotations
 
@@ -18,6 +19,17 @@ CONFIG_EXIT = 78
 """Exit status of a configuration that cannot work as it is (sysexits' EX_CONFIG): a bad
 config, a port another program holds. The systemd units do not restart on it
 (`RestartPreventExitStatus=`): only a person can fix it."""
+
+
+BROKER_LOST_EXIT = 75
+"""Exit status when the tower's own Mosquitto died too often (sysexits' EX_TEMPFAIL): the
+systemd unit restarts the tower on it, and a fresh start begins the count afresh."""
+
+
+class BrokerLostExit(click.ClickException):
+    """A one-line error: the tower's broker was given up on; exits with BROKER_LOST_EXIT."""
+
+    exit_code = BROKER_LOST_EXIT
 
 
 class ConfigExit(click.ClickException):

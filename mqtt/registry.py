@@ -26,6 +26,7 @@ from tidetower.mqtt.command_bodies import (
     SetupCommand,
     SystemCommand,
     TeachCommand,
+    TipCommand,
     UndoCommand,
 )
 from tidetower.mqtt.wording import declared_line
@@ -52,6 +53,10 @@ class TowerControls(Protocol):
 
     def rethrow(self) -> None:
         """Discard the pending reading to throw again; raise ValueError if none is pending."""
+
+    def tip(self) -> None:
+        """Tip the tray clear with its servo; raise ValueError if the tower has none, or
+        while the dice in the tray are still to be read or settled."""
 
 
 class LearnControl(Protocol):
@@ -155,6 +160,11 @@ def _rethrow(desk: Desk, _command: RethrowCommand) -> Detail:
     return _position(desk)
 
 
+def _tip(desk: Desk, _command: TipCommand) -> Detail:
+    desk.read_loop("tip").tip()
+    return _position(desk)
+
+
 def _learn(desk: Desk, _command: LearnCommand) -> Detail:
     return {"corrections": desk.learning().learn()}
 
@@ -231,6 +241,13 @@ COMMANDS = _registry(
         RethrowCommand,
         _rethrow,
         lambda _body, _: "dropped the reading: throw the dice again",
+        loop=True,
+    ),
+    CommandSpec(
+        "tip",
+        TipCommand,
+        _tip,
+        lambda _body, _: "tipped the tray: the dice pour out, and it levels once empty",
         loop=True,
     ),
     CommandSpec(

@@ -24,14 +24,22 @@ TowerBroker = EmbeddedBroker | SupervisedMosquitto
 """The broker the tower runs itself when none is configured."""
 
 
-def start_broker(settings: MqttSettings, access: LanAccess | None) -> TowerBroker | None:
+def start_broker(
+    settings: MqttSettings,
+    access: LanAccess | None,
+    on_lost: Callable[[str], None] | None = None,
+) -> TowerBroker | None:
     """The tower's own broker when none is configured: amqtt in-process for this machine,
-    a supervised Mosquitto for the LAN (`access` holds its secrets)."""
+    a supervised Mosquitto for the LAN (`access` holds its secrets), which calls `on_lost`
+    with the reason if it is given up on."""
     if not settings.embedded:
         return None
     if access is None:
         return EmbeddedBroker(settings).start()
-    return SupervisedMosquitto(settings, access).start()
+    mosquitto = SupervisedMosquitto(settings, access)
+    if on_lost is not None:
+        mosquitto.on_give_up.append(on_lost)
+    return mosquitto.start()
 
 
 def link_lines(settings: MqttSettings, access: LanAccess | None) -> list[str]:
@@ -88,13 +96,15 @@ def table_link(
     announce: Callable[[str], None] = log.info,
     loop: LoopView | None = None,
     store_kept: bool = True,
+    on_broker_lost: Callable[[str], None] | None = None,
 ) -> Iterator[TablePublisher]:
     """Publish `table` (starting an embedded broker if none is configured) until exit; what
     it connects to, and a broker out of reach (at once, then at each roll), is said through
     `announce`. The retained `tower` follows `loop` from before the first connect, so it
-    never shows empty in between. `store_kept`: False when the store goes with the process."""
+    never shows empty in between. `store_kept`: False when the store goes with the process.
+    `on_broker_lost`: called, from another thread, if the tower's own Mosquitto is given up."""
     access = lan_access(settings, table.store.path.parent)
-    broker = start_broker(settings, access)
+    broker = start_broker(settings, access, on_broker_lost)
     for line in link_lines(settings, access):
         announce(line)
     try:

@@ -110,6 +110,9 @@ def tower(tmp_path: Path) -> Iterator[Tower]:
     lan.broker.start()
     lan.publisher.start()
     try:
+        # a command sent before the broker holds the tower's subscription reaches no one:
+        # every test starts once it does, however slowly a busy machine connects the tower
+        assert lan.publisher.client.wait_subscribed(WAIT), "the tower never subscribed"
         yield lan
     finally:
         lan.publisher.stop()

@@ -286,6 +286,7 @@ function wireControls() {
     });
   }
   $("reread").addEventListener("click", () => send("reread", {}));
+  $("tip").addEventListener("click", () => send("tip", {}));
   $("learn").addEventListener("click", () => send("learn", {}));
 }
 
