@@ -68,7 +68,9 @@ def build(path: Path, rolls: int, seed: int) -> None:
     state = pure.new_session("year", "tide", None)
     with SessionStore(path) as store:
         for week in range(WEEKS):
-            state = pure.reset_tracker(dataclasses.replace(state, history=()), {}, START + week * WEEK)
+            state = pure.reset_tracker(
+                dataclasses.replace(state, history=()), {}, START + week * WEEK
+            )
             for i in range(rolls * (week + 1) // WEEKS - rolls * week // WEEKS):
                 state = throw(state, rng, START + week * WEEK + 30.0 * i)
             _append(store, state)
@@ -122,7 +124,9 @@ def stats_luck(store: Path) -> tuple[float, float]:
         "--store",
         str(store),
     ]
-    wall, rss_kb = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+    wall, rss_kb = subprocess.run(
+        command, capture_output=True, text=True, check=True
+    ).stdout.split()
     return float(wall), int(rss_kb) / 1024
 
 

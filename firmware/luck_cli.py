@@ -3,12 +3,9 @@ bar's story as an SVG, from the store's rolls read read-only."""
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,7 @@ from tidetower.engine.systems import get_system
 from tidetower.engine.who import Who
 from tidetower.firmware.export import iso_time
 from tidetower.firmware.picture import svg
+from tidetower.mqtt.stats import gc_paused
 
 CAVEAT = (
     "z compares the sum rolled with the sum the odds expected, in standard deviations of that"
@@ -32,20 +30,6 @@ CAVEAT = (
     " normal approximation (rough for a handful of throws). A throw's chance is that of"
     " rolling at least as much: lower is luckier. Higher counts are the roller's good fortune."
 )
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a year's records pile up (they hold no cycles
-    to free; collecting as 10,000 records and their throws are kept alive doubled the time),
-    back as it was after."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def stored_records(store: Path, since: float | None) -> list[RollRecord]:
