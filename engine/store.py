@@ -33,14 +33,15 @@ from tidetower.engine.rows import (
 from tidetower.engine.rules import JSONValue
 from tidetower.engine.session import SessionState
 from tidetower.engine.storedb import (
-    StoreError as StoreError,  # where its callers have always found it
-)
-from tidetower.engine.storedb import (
+    ROWS_BEFORE,
     Transaction,
     disk_full,
     open_to_read,
     open_to_write,
     shut,
+)
+from tidetower.engine.storedb import (
+    StoreError as StoreError,  # where its callers have always found it
 )
 from tidetower.engine.storelock import StoreClaim, StoreHeld, claim, keep_open
 
@@ -230,6 +231,8 @@ class SessionStore:
                 (SCHEMA_VERSION, json.dumps(body)),
             )
             db.executemany("DELETE FROM rolls WHERE seq = ?", [(s,) for s in removed])
+            if removed:  # a summary counting a roll taken back is wrong: made again
+                db.execute("DELETE FROM summary WHERE upto > ?", (min(removed),))
             db.executemany(
                 "INSERT INTO rolls VALUES (?, ?, ?)",
                 [(r.seq, r.id, json.dumps(dump(r))) for r in added],
@@ -239,6 +242,26 @@ class SessionStore:
                 [(e.kind, json.dumps(e.body)) for e in events],
             )
         self._saved_seqs = seqs
+
+    def kept_summary(self) -> tuple[int, str] | None:
+        """The summary kept of the rolls before a seq, that seq and its JSON (engine/digest.py);
+        None when none is kept, or the rolls before that seq changed since it was."""
+        if not self._has("summary"):
+            return None  # a store no tower of this version has opened yet
+        row = self._db.execute("SELECT upto, rows, body FROM summary WHERE id = 1").fetchone()
+        if row is None or row[1] != self._rows_before(row[0]):
+            return None
+        return int(row[0]), str(row[2])
+
+    def keep_summary(self, upto: int, body: str) -> None:
+        """Keep `body`, the JSON summary of the rolls before seq `upto`, in one transaction."""
+        with self._transaction() as db:
+            rows = self._rows_before(upto)
+            db.execute("INSERT OR REPLACE INTO summary VALUES (1, ?, ?, ?)", (upto, rows, body))
+
+    def _rows_before(self, upto: int) -> str:
+        """The rolls before seq `upto` in short (storedb.ROWS_BEFORE), as text."""
+        return json.dumps(self._db.execute(ROWS_BEFORE, (upto,)).fetchone())
 
     def pending(self, limit: int = 100) -> list[OutboxEvent]:
         """Undelivered events, oldest first (set-aside ones are not among them)."""

@@ -36,7 +36,23 @@ CREATE TABLE IF NOT EXISTS parked (
     body TEXT NOT NULL,
     reason TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS summary (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    upto INTEGER NOT NULL,
+    rows TEXT NOT NULL,
+    body TEXT NOT NULL
+);
 """
+
+
+ROWS_BEFORE = (
+    "SELECT COUNT(*), MAX(seq),"
+    " (SELECT id FROM rolls WHERE seq < ?1 ORDER BY seq DESC LIMIT 1)"
+    " FROM rolls WHERE seq < ?1"
+)
+"""What the rolls before a seq are, in short: how many, the last one's seq and id. A summary
+of them (engine/digest.py) is kept with it and trusted only while it still holds: an undo
+reaching behind it (by a tower of an older version, say) changes it."""
 
 
 class StoreError(RuntimeError):

@@ -4,23 +4,19 @@ engine/barline.py and engine/luck.py doing the counting)."""
 
 from __future__ import annotations
 
-import gc
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Mapping
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from tidetower.engine.barline import Step
-from tidetower.engine.bounds import check_record
 from tidetower.engine.codec import dump
+from tidetower.engine.digest import summary_before
 from tidetower.engine.luck import Throw
-from tidetower.engine.replay import record_of
 from tidetower.engine.rules import RollRecord, Side
 from tidetower.engine.session import SessionState
-from tidetower.engine.stats import Counted, DieSummary, dice_of, dice_of_body, summaries
+from tidetower.engine.stats import DieSummary, dice_of, summaries
 from tidetower.engine.store import SessionStore
 from tidetower.engine.summary import KEPT_STEPS, Summary, SummaryWalk
 from tidetower.engine.tray import DieName
@@ -170,46 +166,15 @@ def stats_payload(state: SessionState) -> StatsPayload:
     return SessionStats().payload(state)
 
 
-Older = Callable[[int, str], Summary]
-"""The summary of a session's stored rolls before a seq, the bar of a system followed."""
+Older = Callable[[int], Summary]
+"""The summary of a session's stored rolls before a seq."""
 
 
-def stored_summary(
-    path: Path, before: int, system: str, report: Callable[[str], None] = print
-) -> Summary:
-    """The summary of the rolls stored at `path` before seq `before`, read read-only in one
-    pass that keeps no roll (the camera's dice counted from the JSON); a row that cannot be
-    read is named through `report` and left out (the collector paused, as `stats luck`
-    pauses it: a year's records hold no cycles, and collecting doubled the time)."""
-    with SessionStore(path, read_only=True) as store, gc_paused():
-        walk = SummaryWalk(system)
-        for dice, record in store.records(_counted_record, before=before):
-            walk.add(dice, record)
-        for bad in store.skipped:
-            report(bad.line())
-        return walk.summary()
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a while, then back as it was."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def stored_before(path: Path, report: Callable[[str], None]) -> Older:
-    """What reads the rolls of the store at `path` that a table does not hold."""
-    return lambda before, system: stored_summary(path, before, system, report)
-
-
-def _counted_record(body: dict[str, Any]) -> tuple[tuple[Counted, ...], RollRecord]:
-    """A stored roll's dice as counted and its record without them, within bounds."""
-    return dice_of_body(body), check_record(record_of(body))
+def kept_before(store: SessionStore, report: Callable[[str], None]) -> Older:
+    """What summarises the rolls of `store` that a table does not hold: from the summary kept
+    in it and the rolls after that, read read-only; kept again as it reaches further
+    (engine/digest.py); a row that cannot be read is named through `report`."""
+    return lambda before: summary_before(store.path, store, before, report)
 
 
 class SessionStats:
@@ -223,7 +188,7 @@ class SessionStats:
         self._lock = threading.Lock()  # the outbox thread and a reconnect may both ask
         self._walked: _Walked | None = None
         self._older = older
-        self._before: tuple[tuple[str, int, str], Summary] | None = None
+        self._before: tuple[tuple[str, int], Summary] | None = None
 
     def payload(self, state: SessionState) -> StatsPayload:
         """The retained `stats` of `state`."""
@@ -240,9 +205,9 @@ class SessionStats:
         if not state.earlier or self._older is None:
             return Summary()
         first = state.history[0].seq if state.history else state.next_seq
-        key = (state.session_id, first, state.system)
+        key = (state.session_id, first)
         if self._before is None or self._before[0] != key:
-            self._before = (key, self._older(first, state.system))
+            self._before = (key, self._older(first))
         return self._before[1]
 
 
@@ -252,7 +217,7 @@ class _Walked:
     def __init__(self, system: str) -> None:
         self.system = system
         self.counted: tuple[RollRecord, ...] = ()
-        self.walk_summary = SummaryWalk(system)
+        self.walk_summary = SummaryWalk()
 
     def extended_by(self, state: SessionState) -> bool:
         """Whether `state` holds the rolls counted, the very same ones, and maybe more."""
@@ -273,7 +238,7 @@ class _Walked:
 def _payload(state: SessionState, found: Summary) -> StatsPayload:
     """The payload from the summary of the session's rolls."""
     bar = state.bar()
-    points = track_points(found.steps, found.seqs)
+    points = track_points(found.steps(state.system), found.seqs)
     return StatsPayload(
         session_id=state.session_id,
         rolls=state.rolls,
@@ -286,9 +251,9 @@ def _payload(state: SessionState, found: Summary) -> StatsPayload:
             colour_a=bar.colour_a,
             colour_b=bar.colour_b,
             tracker=tracker_body(dump(bar)),
-            moves=found.bar_moves,
+            moves=found.moves_of(state.system),
             points=points,
-            earlier=earlier_moves(found, len(points)),
+            earlier=earlier_moves(found, state.system),
         ),
         luck=luck_body(found),
     )
@@ -381,10 +346,14 @@ def track_points(steps: Iterable[Step], seqs: Mapping[str, int]) -> list[TrackPo
     ]
 
 
-def earlier_moves(found: Summary, shown: int) -> EarlierMoves | None:
-    """What the moves before the points shown add up to (None: every move is shown)."""
-    moved = sum(1 for step in found.steps if step.moved)
-    if found.bar_moves <= moved:
+def earlier_moves(found: Summary, system: str) -> EarlierMoves | None:
+    """What the moves of `system`'s bar before the points shown add up to (None: every
+    move is shown)."""
+    steps = found.steps(system)
+    moved = sum(1 for step in steps if step.moved)
+    if found.moves_of(system) <= moved:
         return None
-    first = track_points(found.steps[:1], found.seqs)
-    return EarlierMoves(moves=found.bar_moves - moved, before_seq=first[0].seq if first else 0)
+    first = track_points(steps[:1], found.seqs)
+    return EarlierMoves(
+        moves=found.moves_of(system) - moved, before_seq=first[0].seq if first else 0
+    )
