@@ -73,7 +73,10 @@ def full_record(body: dict[str, Any]) -> RollRecord:
 
 
 def load_session(
-    body: Mapping[str, Any], history: tuple[RollRecord, ...], undone: tuple[RollRecord, ...]
+    body: Mapping[str, Any],
+    history: tuple[RollRecord, ...],
+    undone: tuple[RollRecord, ...],
+    earlier: int = 0,
 ) -> SessionState:
     """A stored session from its JSON, with its rolls and those taken back already loaded."""
     return SessionState(
@@ -86,4 +89,5 @@ def load_session(
         actions=tuple(load(TableAction, a) for a in body.get("actions", [])),
         undone=undone,
         set_up_after=body.get("set_up_after"),
+        earlier=earlier,
     )

@@ -56,6 +56,14 @@ class SessionState:
     set_up_after: int | None = None
     """The seq of the latest roll when the GM last set the tracker up afresh or chose another
     system (None: never): undo does not reach behind it, or the fresh tracker would be lost."""
+    earlier: int = 0
+    """Rolls stored before `history` and not in it (a tower holds only its latest
+    `table.RECENT` rolls): counted by the stats, out of undo's reach."""
+
+    @property
+    def rolls(self) -> int:
+        """Every roll of the session: those held in `history` and those stored before."""
+        return self.earlier + len(self.history)
 
     @property
     def next_id(self) -> str:
@@ -174,6 +182,8 @@ def undo(state: SessionState, at: float | None = None) -> tuple[SessionState, Ro
     """Take back the last roll: its tracker state returns and its declaration is re-armed;
     `redo` can put it back while nothing else changes."""
     last = state.last
+    if last is None and state.earlier:
+        raise RuleError("nothing to undo: the rolls before this start are out of undo's reach")
     if last is None:
         raise RuleError("nothing to undo: no roll has been recorded")
     refused = undo_refusal(state, last)

@@ -6,8 +6,6 @@ The one module of the engine that touches a disk. A process killed at any moment
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
 import sqlite3
 import threading
@@ -34,33 +32,20 @@ from tidetower.engine.rows import (
 )
 from tidetower.engine.rules import JSONValue
 from tidetower.engine.session import SessionState
+from tidetower.engine.storedb import (
+    ROWS_BEFORE,
+    Transaction,
+    disk_full,
+    open_to_read,
+    open_to_write,
+    shut,
+)
+from tidetower.engine.storedb import (
+    StoreError as StoreError,  # where its callers have always found it
+)
 from tidetower.engine.storelock import StoreClaim, StoreHeld, claim, keep_open
 
 T = TypeVar("T")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS session (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    schema INTEGER NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS rolls (
-    seq INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    body TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS parked (
-    seq INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    body TEXT NOT NULL,
-    reason TEXT NOT NULL
-);
-"""
 
 
 SINCE = "SELECT MIN(seq) FROM rolls WHERE {valid} AND json_extract(body, '$.at') >= ?"
@@ -88,10 +73,6 @@ class ParkedEvent:
     reason: str
 
 
-class StoreError(RuntimeError):
-    """The store cannot be opened or read; the message says which file and why."""
-
-
 class SessionStore:
     """Keeps one table session on disk; `save` after every change, `load` at start-up."""
 
@@ -105,21 +86,21 @@ class SessionStore:
         try:
             regular_if_there(self.path)
             if read_only:
-                self._db = _open_to_read(self.path)
+                self._db = open_to_read(self.path)
                 self._claim = keep_open(self.path)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._claim = claim(self.path, wait_s)
-                self._db = _open_to_write(self.path)
+                self._db = open_to_write(self.path)
         except StoreHeld as held:
             raise StoreError(str(held)) from None
         except (OSError, sqlite3.Error) as error:
             if self._claim is not None:
                 self._claim.release()
-            why = "the disk is full" if _disk_full(error) else error
+            why = "the disk is full" if disk_full(error) else error
             raise StoreError(f"cannot open session store {self.path}: {why}") from None
         # closes the file and lets go of the claim on close(), or when the store is dropped
-        self._closer = weakref.finalize(self, _shut, self._db, self._claim)
+        self._closer = weakref.finalize(self, shut, self._db, self._claim)
         if wait_s > 0:
             self.wait_for_writers(wait_s)
         self._saved_seqs = {row[0] for row in self._db.execute("SELECT seq FROM rolls")}
@@ -131,9 +112,10 @@ class SessionStore:
         """How long a write waits for another process's write lock before it fails."""
         self._db.execute(f"PRAGMA busy_timeout = {round(seconds * 1000)}")
 
-    def load(self) -> SessionState | None:
-        """The stored session, or None if the store is new; a roll that cannot be read back
-        is skipped and kept in `skipped`, and left in the store as it is."""
+    def load(self, recent: int | None = None) -> SessionState | None:
+        """The stored session, or None if the store is new; `recent`: only its latest rolls
+        in `history`, the older ones counted in `earlier` (a year need not be in memory).
+        A roll that cannot be read back is skipped, kept in `skipped`, left as it is."""
         row = self._db.execute("SELECT schema, body FROM session WHERE id = 1").fetchone()
         if row is None:
             return None
@@ -141,24 +123,43 @@ class SessionStore:
             raise StoreError(
                 f"{self.path} holds schema {row[0]}, this tower reads {SCHEMA_VERSION}"
             )
-        history = tuple(self.records(full_record))
-        self._saved_seqs -= {bad.seq for bad in self.skipped}  # never deleted by a save
+        first = self.first_recent(recent)
+        history = tuple(self.records(full_record, first=first))
+        # a save deletes only the rolls it loaded and took back: never older or skipped ones
+        self._saved_seqs = {s for s in self._saved_seqs if s >= first}
+        self._saved_seqs -= {bad.seq for bad in self.skipped}
         try:
             body = json.loads(row[1])
             undone = tuple(full_record(r) for r in body.get("undone", []))
-            return load_session(body, history, undone)
+            earlier = self.count_before(first)
+            return load_session(body, history, undone, earlier)
         except READ_ERRORS as error:
             raise StoreError(f"{self.path}: its session cannot be read ({reason(error)})") from None
+
+    def first_recent(self, recent: int | None) -> int:
+        """The seq of the first of the latest `recent` rolls (0: all of them)."""
+        if recent is None:
+            return 0
+        query = "SELECT seq FROM rolls ORDER BY seq DESC LIMIT 1 OFFSET ?"
+        row = self._db.execute(query, (max(0, recent - 1),)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def count_before(self, seq: int) -> int:
+        """How many rolls are stored before `seq`."""
+        found = self._db.execute("SELECT COUNT(*) FROM rolls WHERE seq < ?", (seq,)).fetchone()
+        return int(found[0])
 
     def records(
         self,
         build: Callable[[dict[str, Any]], T],
         since: float | None = None,
         without: Sequence[str] = (),
+        first: int = 0,
+        before: int | None = None,
     ) -> Iterator[T]:
-        """What `build` makes of each stored roll (as `roll_bodies` gives them), oldest
+        """What `build` makes of each stored roll (as `roll_rows` gives them), oldest
         first; a roll it cannot read, or one out of bounds, is named in `skipped`."""
-        for seq, body in self.roll_rows(since, without):
+        for seq, body in self.roll_rows(since, without, first, before):
             made = loaded(seq, body, build)
             if isinstance(made, BadRow):
                 self.skipped.append(made)
@@ -173,24 +174,35 @@ class SessionStore:
             yield body
 
     def roll_rows(
-        self, since: float | None = None, without: Sequence[str] = ()
+        self,
+        since: float | None = None,
+        without: Sequence[str] = (),
+        first: int = 0,
+        before: int | None = None,
     ) -> Iterator[tuple[int, dict[str, Any]]]:
         """The stored rolls' seqs and JSON in the store's order (`since`: from the first one
-        recorded at or after it on, whatever the clock said of those after: SINCE), unchecked
-        and not upgraded, one at a time: for a reader that wants speed
-        over many rolls (statistics), which keeps none of them. The top-level keys named in
-        `without` are left out by SQLite before Python parses the rest (a roll's `reading`,
-        the camera's dice with their boxes, is half its JSON). A row that is no JSON object
-        is named in `skipped`."""
+        recorded at or after it on, whatever the clock said of those after: SINCE; `first`,
+        `before`: seqs from `first` on, before `before`), unchecked and not upgraded, one at
+        a time: for a reader that wants speed over many rolls (statistics), which keeps none
+        of them. The top-level keys named in `without` are left out by SQLite before Python
+        parses the rest (a roll's `reading`, the camera's dice with their boxes, is half its
+        JSON). A row that is no JSON object is named in `skipped`."""
         valid = "json_valid(body)"
-        where = "" if since is None else f" WHERE seq >= ({SINCE.format(valid=valid)})"
-        args: tuple[object, ...] = () if since is None else (since,)
         column = "body"
+        args: list[object] = []
         if without:
             paths = ", ".join("?" for _ in without)
             column = f"CASE WHEN {valid} THEN json_remove(body, {paths}) ELSE body END"
-            args = (*(f"$.{key}" for key in without), *args)
-        query = f"SELECT seq, {column} FROM rolls{where} ORDER BY seq"
+            args += [f"$.{key}" for key in without]
+        where = ["seq >= ?"]
+        args.append(first)
+        if since is not None:
+            where.append(f"seq >= ({SINCE.format(valid=valid)})")
+            args.append(since)
+        if before is not None:
+            where.append("seq < ?")
+            args.append(before)
+        query = f"SELECT seq, {column} FROM rolls WHERE {' AND '.join(where)} ORDER BY seq"
         for seq, text in self._db.execute(query, args):
             body = parsed(seq, text)
             if isinstance(body, BadRow):
@@ -219,6 +231,8 @@ class SessionStore:
                 (SCHEMA_VERSION, json.dumps(body)),
             )
             db.executemany("DELETE FROM rolls WHERE seq = ?", [(s,) for s in removed])
+            if removed:  # a summary counting a roll taken back is wrong: made again
+                db.execute("DELETE FROM summary WHERE upto > ?", (min(removed),))
             db.executemany(
                 "INSERT INTO rolls VALUES (?, ?, ?)",
                 [(r.seq, r.id, json.dumps(dump(r))) for r in added],
@@ -228,6 +242,26 @@ class SessionStore:
                 [(e.kind, json.dumps(e.body)) for e in events],
             )
         self._saved_seqs = seqs
+
+    def kept_summary(self) -> tuple[int, str] | None:
+        """The summary kept of the rolls before a seq, that seq and its JSON (engine/digest.py);
+        None when none is kept, or the rolls before that seq changed since it was."""
+        if not self._has("summary"):
+            return None  # a store no tower of this version has opened yet
+        row = self._db.execute("SELECT upto, rows, body FROM summary WHERE id = 1").fetchone()
+        if row is None or row[1] != self._rows_before(row[0]):
+            return None
+        return int(row[0]), str(row[2])
+
+    def keep_summary(self, upto: int, body: str) -> None:
+        """Keep `body`, the JSON summary of the rolls before seq `upto`, in one transaction."""
+        with self._transaction() as db:
+            rows = self._rows_before(upto)
+            db.execute("INSERT OR REPLACE INTO summary VALUES (1, ?, ?, ?)", (upto, rows, body))
+
+    def _rows_before(self, upto: int) -> str:
+        """The rolls before seq `upto` in short (storedb.ROWS_BEFORE), as text."""
+        return json.dumps(self._db.execute(ROWS_BEFORE, (upto,)).fetchone())
 
     def pending(self, limit: int = 100) -> list[OutboxEvent]:
         """Undelivered events, oldest first (set-aside ones are not among them)."""
@@ -279,10 +313,10 @@ class SessionStore:
             ).fetchone()
         return found is not None
 
-    def _transaction(self) -> _Transaction:
+    def _transaction(self) -> Transaction:
         if self.read_only:
             raise StoreError(f"session store {self.path} is open read-only")
-        return _Transaction(self._db, self._lock, self.path)
+        return Transaction(self._db, self._lock, self.path)
 
     def close(self) -> None:
         """Close the database file and let another process have the table."""
@@ -304,98 +338,3 @@ def _body(text: str) -> JSONValue:
     except ValueError:
         return text
     return body
-
-
-def _open_to_read(path: Path) -> sqlite3.Connection:
-    """A connection that never writes, to a file that must be a session store already."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
-    db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    try:
-        _has_tables(db, fresh=False)  # a session store, readable
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _has_tables(db: sqlite3.Connection, fresh: bool) -> None:
-    """Refuse a file that is no session store: not SQLite, or a store missing its session or
-    rolls (`fresh`: an empty file, a new store, is none)."""
-    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    missing = [t for t in ("session", "rolls") if t not in tables]
-    if missing and not (fresh and not tables):
-        raise sqlite3.DatabaseError(f"no {missing[0]} table: not a session store")
-
-
-def _open_to_write(path: Path) -> sqlite3.Connection:
-    """The claimed store's connection: WAL, a full sync per commit, the tables made."""
-    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    try:
-        _has_tables(db, fresh=True)  # before anything is written
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        db.executescript(_SCHEMA)
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _shut(db: sqlite3.Connection, claim: StoreClaim | None) -> None:
-    """Close the connection first: the claim may close the last descriptor of the file."""
-    db.close()
-    if claim is not None:
-        claim.release()
-
-
-def _disk_full(error: BaseException) -> bool:
-    """Whether SQLite (SQLITE_FULL) or the OS (ENOSPC) found no room for a write."""
-    if isinstance(error, sqlite3.Error):
-        return (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL
-    return isinstance(error, OSError) and error.errno == errno.ENOSPC
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT under the store's lock, rolled back if anything fails; a
-    full disk is said as a StoreError, the store left as it was before the transaction."""
-
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock, path: Path) -> None:
-        self._db = db
-        self._lock = lock
-        self._path = path
-
-    def __enter__(self) -> sqlite3.Connection:
-        self._lock.acquire()
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except BaseException:
-            self._lock.release()  # a failed BEGIN must not leave the store locked for ever
-            raise
-        return self._db
-
-    def __exit__(self, exc_type: Any, failed: BaseException | None, *rest: object) -> None:
-        try:
-            self._end(commit=exc_type is None)
-        except sqlite3.Error as error:
-            if not _disk_full(error):
-                raise
-            failed = error
-        finally:
-            self._lock.release()
-        if failed is not None and _disk_full(failed):
-            raise StoreError(
-                f"session store {self._path}: the disk is full, so this change was not kept"
-                " (the session is as it was)"
-            ) from None
-
-    def _end(self, commit: bool) -> None:
-        try:
-            if commit:
-                self._db.execute("COMMIT")
-            elif self._db.in_transaction:  # SQLite may have rolled back itself (a full disk)
-                self._db.execute("ROLLBACK")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):  # leave no transaction open behind us
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-            raise

@@ -22,6 +22,10 @@ from tidetower.engine.store import OutboxEvent, SessionStore
 from tidetower.engine.systems import DEFAULT_SYSTEM
 from tidetower.engine.tray import DieRead
 
+RECENT = 1000
+"""The latest rolls a tower holds in memory (undo's reach, replies' openings); those before
+are left in the store and counted by the stats from it (a year of play is some 50,000)."""
+
 
 class Table:
     """One table's session, persisted on every change; resumes where it stopped."""
@@ -33,14 +37,16 @@ class Table:
         settings: Mapping[str, JSONValue] | None = None,
         clock: Callable[[], float] = time.time,
         wait_s: float = 0.0,
+        recent: int | None = None,
     ) -> None:
-        """`wait_s`: how long to wait for another writer to let go of the store."""
+        """`wait_s`: how long to wait for another writer to let go of the store; `recent`:
+        hold only the latest rolls in memory (None: all)."""
         self.clock = clock
         """When things happen, in seconds since the epoch: rolls and GM actions carry it."""
         self.store = SessionStore(store_path, wait_s=wait_s)
         self.problems = Problems()
         """What the tower could not do lately: a roll it could not draw or publish."""
-        loaded = self.store.load()
+        loaded = self.store.load(recent)
         for bad in self.store.skipped:  # left in the store as it is; the session goes on
             self.problems.report(bad.line())
         if loaded is None:

@@ -3,12 +3,9 @@ bar's story as an SVG, from the store's rolls read read-only."""
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +13,13 @@ import click
 
 from tidetower.engine.barline import Barline, barline
 from tidetower.engine.bounds import check_record
-from tidetower.engine.luck import Luck, Move, Tally, Throw, Uncounted, luck
+from tidetower.engine.digest import gc_paused, stored_summary
+from tidetower.engine.luck import Luck, Move, Tally, Throw, luck
 from tidetower.engine.replay import record_of
 from tidetower.engine.rows import BadRow
 from tidetower.engine.rules import RollRecord, RuleError
 from tidetower.engine.store import SessionStore, StoreError
+from tidetower.engine.summary import KEPT_MOVES, TOP, Summary
 from tidetower.engine.systems import get_system
 from tidetower.engine.who import Who
 from tidetower.firmware.export import iso_time
@@ -32,20 +31,6 @@ CAVEAT = (
     " normal approximation (rough for a handful of throws). A throw's chance is that of"
     " rolling at least as much: lower is luckier. Higher counts are the roller's good fortune."
 )
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a year's records pile up (they hold no cycles
-    to free; collecting as 10,000 records and their throws are kept alive doubled the time),
-    back as it was after."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def stored_records(store: Path, since: float | None) -> list[RollRecord]:
@@ -149,9 +134,9 @@ def throw_line(t: Throw, luckiest: bool = True) -> str:
     )
 
 
-def uncounted_lines(uncounted: tuple[Uncounted, ...]) -> list[str]:
+def uncounted_lines(uncounted: Counter[str]) -> list[str]:
     """The throws without odds, a line per reason with how many."""
-    return [f"  {n} throws: {reason}" for reason, n in Counter(u.reason for u in uncounted).items()]
+    return [f"  {n} throws: {reason}" for reason, n in uncounted.items()]
 
 
 def move_line(m: Move) -> str:
@@ -161,19 +146,33 @@ def move_line(m: Move) -> str:
     return f"  {who} ({m.who.id}): {m.before}→{m.after}{cause}"
 
 
-def luck_lines(found: Luck, top: int, moves: int) -> list[str]:
+def luck_lines(found: Summary, top: int, moves: int) -> list[str]:
     """The table's luck as the terminal shows it; the last `moves` moves of the bar."""
-    lines = [f"{len(found.throws)} throws counted against their odds"]
-    lines += ["per actor and side:", *[tally_line(t) for t in found.tallies()]]
-    lines += ["luckiest throws:", *[throw_line(t) for t in found.best(top)]]
-    lines += ["unluckiest throws:", *[throw_line(t, False) for t in found.worst(top)]]
+    lines = [f"{found.throws} throws counted against their odds"]
+    lines += ["per actor and side:", *[tally_line(t) for t in found.tallies]]
+    lines += ["luckiest throws:", *[throw_line(t) for t in found.best[:top]]]
+    lines += ["unluckiest throws:", *[throw_line(t, False) for t in found.worst[:top]]]
     if found.uncounted:
         lines += ["not counted:", *uncounted_lines(found.uncounted)]
-    lines.append(f"the bar moved {len(found.moves)} times" + (":" if found.moves else ""))
-    shown = found.moves[-moves:] if moves else ()
-    if len(shown) < len(found.moves):
-        lines.append(f"  ... {len(found.moves) - len(shown)} earlier moves (--json lists all)")
+    lines.append(f"the bar moved {found.moves} times" + (":" if found.moves else ""))
+    shown = found.last_moves[-moves:] if moves else ()
+    if len(shown) < found.moves:
+        lines.append(f"  ... {found.moves - len(shown)} earlier moves (--json lists all)")
     return lines + [move_line(m) for m in shown] + [CAVEAT]
+
+
+def luck_summary(found: Luck, top: int, moves: int) -> Summary:
+    """The luck of some throws as `luck_lines` reads it: `top` best and worst, the last
+    `moves` moves."""
+    return Summary(
+        tallies=tuple(found.tallies()),
+        best=tuple(found.best(top)),
+        worst=tuple(found.worst(top)),
+        throws=len(found.throws),
+        uncounted=Counter(u.reason for u in found.uncounted),
+        moves=len(found.moves),
+        last_moves=found.moves[-moves:] if moves else (),
+    )
 
 
 def print_luck(
@@ -186,10 +185,33 @@ def print_luck(
         found = found.of(actor)
     if as_json:
         click.echo(json.dumps(luck_json(found, top)))
-    elif not found.throws and not found.uncounted:
+    else:
+        print_summary(luck_summary(found, top, moves), top, moves)
+
+
+def print_summary(found: Summary, top: int, moves: int) -> None:
+    """The table's luck, summarised, on the terminal."""
+    if not found.throws and not found.uncounted:
         click.echo("no throws yet (for this actor, in these dates)")
     else:
         click.echo("\n".join(luck_lines(found, top, moves)))
+
+
+def summary_luck(store: Path, top: int, moves: int) -> bool:
+    """Print the table's luck from the summary the store keeps and the rolls after it, if it
+    keeps one and it holds what is asked for (False: it does not, nothing printed)."""
+    if top > TOP or moves > KEPT_MOVES or not store.exists():
+        return False
+    try:
+        with SessionStore(store, read_only=True) as reader:
+            if reader.kept_summary() is None:
+                return False
+            found = stored_summary(reader)[1]
+    except (StoreError, RuleError, sqlite3.Error, ValueError) as error:
+        raise click.ClickException(f"cannot read {store}: {error}") from None
+    say_skipped(list(found.skipped))
+    print_summary(found, top, moves)
+    return True
 
 
 def write_picture(records: list[RollRecord], out: Path) -> Barline:

@@ -255,7 +255,7 @@ def _run(
     """Step the tower until `stop` is set (Ctrl-C, SIGTERM: True), `rolls` more rolls, or a
     replayed camera's end; a full disk is said (`said`: the trouble said last), and goes on."""
     _stop_on_signals(stop)
-    target = len(tower.table.state.history) + rolls if rolls is not None else None
+    target = tower.table.state.rolls + rolls if rolls is not None else None
     period = 1.0 / 10 if realtime else 0.0
     while not stop.is_set():
         started = time.monotonic()
@@ -263,7 +263,7 @@ def _run(
             tower.step()
         except StoreError as error:  # the simulated players' own change, on a full disk
             _say_trouble(f"{error}: free some space", said)
-        if target is not None and len(tower.table.state.history) >= target:
+        if target is not None and tower.table.state.rolls >= target:
             return False
         if tower.loop.source_ended is not None:
             click.echo(f"{tower.loop.source_ended}: the tower stops", err=True)

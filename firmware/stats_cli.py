@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from tidetower.engine.codec import load_record
+from tidetower.engine.digest import body_dice
 from tidetower.engine.rules import RuleError
-from tidetower.engine.stats import Counted, DieSummary, dice_of, dice_of_body, summaries
+from tidetower.engine.stats import Counted, DieSummary, summaries
 from tidetower.engine.store import SessionStore, StoreError
 from tidetower.engine.tray import DIE_NAMES
 from tidetower.firmware.assign import store_option
@@ -23,6 +23,7 @@ from tidetower.firmware.luck_cli import (
     print_luck,
     say_skipped,
     stored_records,
+    summary_luck,
     write_picture,
 )
 
@@ -40,24 +41,6 @@ def since_epoch(day: datetime | None) -> float | None:
     if day is None:
         return None
     return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
-
-
-def _pointed(body: dict[str, Any]) -> bool:
-    """Whether a stored roll's dice point at their reading (schema 2 on): read it straight."""
-    roll = body.get("roll")
-    dice = roll.get("dice") if isinstance(roll, dict) else None
-    return isinstance(dice, list) and all(isinstance(d, dict) and "read" in d for d in dice)
-
-
-def body_dice(body: dict[str, Any]) -> tuple[Counted, ...]:
-    """The dice a stored roll counts: read straight from its JSON, or through the codec for
-    a record of an older schema (or an odd shape, which then says what is wrong)."""
-    if _pointed(body):
-        try:
-            return dice_of_body(body)
-        except (KeyError, TypeError, ValueError, IndexError):
-            pass
-    return dice_of(load_record(body))
 
 
 def bounded_dice(body: dict[str, Any]) -> tuple[Counted, ...]:
@@ -202,8 +185,10 @@ def luck(
     as_json: bool,
 ) -> None:
     """How lucky was the table? Each throw against its odds, per actor and side."""
-    records = stored_records(store_of(store, config), since_epoch(since))
-    print_luck(records, actor, as_json, top, moves)
+    path = store_of(store, config)
+    if since is None and actor is None and not as_json and summary_luck(path, top, moves):
+        return  # from the summary the store keeps (issue 37): a year need not be read again
+    print_luck(stored_records(path, since_epoch(since)), actor, as_json, top, moves)
 
 
 @stats_group.command("tracker")

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from gpiozero.pins import Factory
 
-from tidetower.engine.table import Table
+from tidetower.engine.table import RECENT, Table
 from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.buttons import Buttons
 from tidetower.firmware.config import TowerConfig
@@ -105,9 +105,9 @@ class Tower:
             self.parts.pin_factory.close()  # leave no pin driven, mock ones included
 
     def init_table(self) -> Table:
-        """The table session, resumed from its store."""
+        """The table session, resumed from its store with its latest rolls in memory."""
         table = self.config.table
-        return Table(table.store, table.system, table.settings)
+        return Table(table.store, table.system, table.settings, recent=RECENT)
 
     def init_devices(self) -> TowerDevices:
         """gpiozero devices on the parts' pins."""

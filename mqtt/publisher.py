@@ -37,7 +37,7 @@ from tidetower.mqtt.payloads import (
 )
 from tidetower.mqtt.registry import Detail, LearnControl, TowerControls
 from tidetower.mqtt.settings import MqttSettings
-from tidetower.mqtt.stats import SessionStats
+from tidetower.mqtt.stats import SessionStats, kept_before
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.tower import LearnView, LoopView, attention_body, tower_payload
 from tidetower.mqtt.views import bar_payload, roll_event, seen_event, session_payload
@@ -76,7 +76,7 @@ class TablePublisher:
         self._learn: LearnPayload | None = None  # the latest learning state, if any
         self._inflight = InFlight()
         self._ilock = threading.Lock()
-        self._stats = SessionStats()
+        self._stats = SessionStats(kept_before(table.store, table.problems.report))
         """The table's `stats`, each roll counted once as the session grows."""
         self._fresh = False
         self._tower: TowerPayload | None = None  # the read loop's latest state, if it has one

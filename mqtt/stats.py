@@ -5,25 +5,28 @@ engine/barline.py and engine/luck.py doing the counting)."""
 from __future__ import annotations
 
 import threading
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tidetower.engine.barline import Barline
+from tidetower.engine.barline import Step
 from tidetower.engine.codec import dump
-from tidetower.engine.luck import Luck, LuckWalk, Throw
+from tidetower.engine.digest import summary_before
+from tidetower.engine.luck import Throw
 from tidetower.engine.rules import RollRecord, Side
 from tidetower.engine.session import SessionState
-from tidetower.engine.stats import Counted, DieSummary, dice_of, summaries
+from tidetower.engine.stats import DieSummary, dice_of, summaries
+from tidetower.engine.store import SessionStore
+from tidetower.engine.summary import KEPT_STEPS, Summary, SummaryWalk
 from tidetower.engine.tray import DieName
 from tidetower.mqtt.payloads import Published, TrackerBody
 from tidetower.mqtt.views import tracker_body
 
-TRACK_LENGTH = 1000
-"""The most moves `stats` carries (the latest): some 170 kB, far inside a broker's packet
-limit (1 MiB on the tower's own Mosquitto) however long the session."""
+TRACK_LENGTH = KEPT_STEPS
+"""The most moves `stats` carries one by one (the latest 250, some 35 kB); those before are
+counted in `track.earlier`, so a year of play stays far inside a broker's packet limit (1 MiB
+on the tower's own Mosquitto) and the page's memory."""
 
 
 class FaceCount(BaseModel):
@@ -69,6 +72,13 @@ class TrackPoint(BaseModel):
     high: int = Field(description="the bar's high end after the move")
 
 
+class EarlierMoves(BaseModel):
+    """The moves of the bar before the points `stats` carries, summarised."""
+
+    moves: int = Field(description="how many moves came before the first point")
+    before_seq: int = Field(description="the seq of the first point: they all came before it")
+
+
 class TrackBody(BaseModel):
     """The bar's position over the session: its range, sides and each move."""
 
@@ -81,7 +91,10 @@ class TrackBody(BaseModel):
     tracker: TrackerBody | None = Field(None, description="what it is: kind and end words")
     moves: int = Field(0, description="the moves under the active system this session")
     points: list[TrackPoint] = Field(
-        [], description="the moves, oldest first: the latest 1,000 (views.TRACK_LENGTH)"
+        [], description="the moves, oldest first: the latest 250 (stats.TRACK_LENGTH)"
+    )
+    earlier: EarlierMoves | None = Field(
+        None, description="the moves before the points, counted only; null: none"
     )
 
 
@@ -141,7 +154,7 @@ class StatsPayload(Published):
     over the session" and Luck panels."""
 
     session_id: str
-    rolls: int = Field(description="the rolls counted: the session's whole history")
+    rolls: int = Field(description="the rolls counted: the session's whole history, stored")
     dice: list[DieStats] = Field([], description="each die thrown, by name or kind")
     track: TrackBody
     luck: LuckBody = Field(default_factory=LuckBody, description="the luck against the odds")
@@ -153,15 +166,29 @@ def stats_payload(state: SessionState) -> StatsPayload:
     return SessionStats().payload(state)
 
 
+Older = Callable[[int], Summary]
+"""The summary of a session's stored rolls before a seq."""
+
+
+def kept_before(store: SessionStore, report: Callable[[str], None]) -> Older:
+    """What summarises the rolls of `store` that a table does not hold: from the summary kept
+    in it and the rolls after that, read read-only; kept again as it reaches further
+    (engine/digest.py); a row that cannot be read is named through `report`."""
+    return lambda before: summary_before(store.path, store, before, report)
+
+
 class SessionStats:
     """A session's `stats` kept up to date: a state whose history extends the one counted
     last (the same rolls, new ones after them) counts only its new rolls; any other (an
-    undo, another session or system) is counted again from its first roll."""
+    undo, another session or system) is counted again from its first roll held. The rolls
+    stored before those held (`SessionState.earlier`) are summarised once, by `older`."""
 
-    def __init__(self) -> None:
-        """Nothing counted yet."""
+    def __init__(self, older: Older | None = None) -> None:
+        """Nothing counted yet; `older` reads the rolls not held (None: there are none)."""
         self._lock = threading.Lock()  # the outbox thread and a reconnect may both ask
         self._walked: _Walked | None = None
+        self._older = older
+        self._before: tuple[tuple[str, int], Summary] | None = None
 
     def payload(self, state: SessionState) -> StatsPayload:
         """The retained `stats` of `state`."""
@@ -170,18 +197,27 @@ class SessionStats:
             if walked is None or not walked.extended_by(state):
                 walked = self._walked = _Walked(state.system)
             walked.walk(state.history)
-            return _payload(state, walked.dice, walked.bar.line(), walked.luck.luck())
+            found = self._earlier(state).then(walked.walk_summary.summary())
+            return _payload(state, found)
+
+    def _earlier(self, state: SessionState) -> Summary:
+        """The summary of the rolls stored before those `state` holds, read once."""
+        if not state.earlier or self._older is None:
+            return Summary()
+        first = state.history[0].seq if state.history else state.next_seq
+        key = (state.session_id, first)
+        if self._before is None or self._before[0] != key:
+            self._before = (key, self._older(first))
+        return self._before[1]
 
 
 class _Walked:
-    """The rolls of one system's session counted so far: dice, luck and the bar's story."""
+    """The rolls of one system's session held and counted so far."""
 
     def __init__(self, system: str) -> None:
         self.system = system
         self.counted: tuple[RollRecord, ...] = ()
-        self.dice: list[Counted] = []
-        self.luck = LuckWalk()
-        self.bar = self.luck.bars.walk(system)  # one walk of the bar: the moves luck counts
+        self.walk_summary = SummaryWalk()
 
     def extended_by(self, state: SessionState) -> bool:
         """Whether `state` holds the rolls counted, the very same ones, and maybe more."""
@@ -195,22 +231,18 @@ class _Walked:
     def walk(self, history: tuple[RollRecord, ...]) -> None:
         """Count the rolls of `history` after those counted."""
         for record in history[len(self.counted) :]:
-            self.dice.extend(dice_of(record))
-            self.luck.add(record)
+            self.walk_summary.add(dice_of(record), record)
         self.counted = history
 
 
-def _payload(
-    state: SessionState, dice: list[Counted], line: Barline | None, found: Luck
-) -> StatsPayload:
-    """The payload from the session's counted dice, its bar's story and its luck."""
-    seqs = {r.id: r.seq for r in state.history}
-    points = track_points(line, seqs)
+def _payload(state: SessionState, found: Summary) -> StatsPayload:
+    """The payload from the summary of the session's rolls."""
     bar = state.bar()
+    points = track_points(found.steps(state.system), found.seqs)
     return StatsPayload(
         session_id=state.session_id,
-        rolls=len(state.history),
-        dice=[die_stats(s) for s in summaries(dice)],
+        rolls=state.rolls,
+        dice=[die_stats(s) for s in summaries(found.dice.elements())],
         track=TrackBody(
             low=bar.low,
             high=bar.high,
@@ -219,10 +251,11 @@ def _payload(
             colour_a=bar.colour_a,
             colour_b=bar.colour_b,
             tracker=tracker_body(dump(bar)),
-            moves=line.moves if line else 0,
-            points=points[-TRACK_LENGTH:],
+            moves=found.moves_of(state.system),
+            points=points,
+            earlier=earlier_moves(found, state.system),
         ),
-        luck=luck_body(found, seqs),
+        luck=luck_body(found),
     )
 
 
@@ -230,11 +263,10 @@ LUCK_TOP = 3
 """The best and worst throws `stats` carries."""
 
 
-def luck_body(found: Luck, seqs: Mapping[str, int]) -> LuckBody:
+def luck_body(found: Summary) -> LuckBody:
     """The session's luck in the shape of `tidetower stats luck --json`, a few throws each."""
-    reasons = Counter(u.reason for u in found.uncounted)
     return LuckBody(
-        throws=len(found.throws),
+        throws=found.throws,
         tallies=[
             LuckTally(
                 by="actor" if t.by == "actor" else "side",
@@ -247,13 +279,13 @@ def luck_body(found: Luck, seqs: Mapping[str, int]) -> LuckBody:
                 p=t.p,
                 verdict=t.verdict,
             )
-            for t in found.tallies()
+            for t in found.tallies
         ],
-        best=[luck_throw(t, seqs) for t in found.best(LUCK_TOP)],
-        worst=[luck_throw(t, seqs) for t in found.worst(LUCK_TOP)],
-        uncounted=len(found.uncounted),
-        reasons=[LuckReason(reason=r, count=n) for r, n in reasons.items()],
-        moves=len(found.moves),
+        best=[luck_throw(t, found.seqs) for t in found.best[:LUCK_TOP]],
+        worst=[luck_throw(t, found.seqs) for t in found.worst[:LUCK_TOP]],
+        uncounted=sum(found.uncounted.values()),
+        reasons=[LuckReason(reason=r, count=n) for r, n in found.uncounted.items()],
+        moves=found.moves,
     )
 
 
@@ -295,11 +327,9 @@ def die_stats(summary: DieSummary) -> DieStats:
     )
 
 
-def track_points(line: Barline | None, seqs: Mapping[str, int]) -> list[TrackPoint]:
+def track_points(steps: Iterable[Step], seqs: Mapping[str, int]) -> list[TrackPoint]:
     """The throws that moved the bar, each from where it stood to where it was left, with the
     bar it left (its range, the side it routed): engine.barline's story of the session."""
-    if line is None:
-        return []
     return [
         TrackPoint(
             seq=seqs.get(step.who.id, 0),
@@ -312,6 +342,18 @@ def track_points(line: Barline | None, seqs: Mapping[str, int]) -> list[TrackPoi
             low=step.low,
             high=step.high,
         )
-        for step in line.steps
-        if step.moved or step.routed
+        for step in steps
     ]
+
+
+def earlier_moves(found: Summary, system: str) -> EarlierMoves | None:
+    """What the moves of `system`'s bar before the points shown add up to (None: every
+    move is shown)."""
+    steps = found.steps(system)
+    moved = sum(1 for step in steps if step.moved)
+    if found.moves_of(system) <= moved:
+        return None
+    first = track_points(steps[:1], found.seqs)
+    return EarlierMoves(
+        moves=found.moves_of(system) - moved, before_seq=first[0].seq if first else 0
+    )

@@ -106,7 +106,7 @@ function showTrack(track) {
   if (!points.length) { $("track-chart").replaceChildren(); return; }
   $("track-chart").replaceChildren(trackChart(track, points));
   const routs = points.filter((point) => point.routed).length;
-  const moves = Math.max(track.moves || 0, points.length);  // the latest 1,000 are drawn
+  const moves = Math.max(track.moves || 0, points.length);  // the latest 250 are drawn (track.earlier counts the rest)
   $("track-summary").textContent = `· ${moves} move${moves === 1 ? "" : "s"}`
     + (routs ? `, ${routs} rout${routs === 1 ? "" : "s"}` : "");
 }
