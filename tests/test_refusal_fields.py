@@ -196,7 +196,12 @@ def test_undoing_nothing_refuses_the_whole_request() -> None:
 # The raise sites that name no field, each a refusal of the whole request or a guard no
 # user input reaches: (file under engine/, how its message starts, why it names none).
 WHOLE_REQUEST = [
-    ("session.py", "nothing to undo", "undo takes no input: there is nothing to take back"),
+    (
+        "session.py",
+        "nothing to undo: no roll",
+        "undo takes no input: there is nothing to take back",
+    ),
+    ("session.py", "nothing to undo: the rolls before", "undo takes no input: out of its reach"),
     ("session.py", "nothing to redo", "redo takes no input: nothing was just undone"),
     ("session.py", "<refused>", "undo across a system switch or a new Tide: state, not input"),
     ("systems/__init__.py", "unknown rule system", "the name is the request (system's main)"),
