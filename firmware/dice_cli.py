@@ -44,10 +44,14 @@ def summary(die: TableDie) -> dict[str, object]:
     }
 
 
+def short_faces(kind: str, taught: dict[int, int]) -> list[str]:
+    """Return the faces of a die with fewer than ENOUGH photos, as the die shows them."""
+    return [face_text(kind, f) for f in face_values(kind) if taught.get(f, 0) < ENOUGH]
+
+
 def line_of(die: TableDie) -> str:
     """Return a die in one line: name, kind, marks and the faces still short of photos."""
-    taught = die.taught()
-    short = [face_text(die.kind, f) for f in face_values(die.kind) if taught.get(f, 0) < ENOUGH]
+    short = short_faces(die.kind, die.taught())
     state = "ready" if not short else f"{len(short)} face(s) under {ENOUGH} photos"
     return f"{die.name}: {die.kind}, {die.meta.marks}, {len(die.faces)} photos, {state}"
 

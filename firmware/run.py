@@ -32,8 +32,10 @@ from tidetower.firmware.config import (
 )
 from tidetower.firmware.sim import GM_MODES, WHERE_TO_TYPE, sim_config, simulated_parts
 from tidetower.firmware.sim_dice import sim_dice_home, teaching_line
+from tidetower.firmware.table_dice import DiceFolder
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
+from tidetower.mqtt.dice import follow_dice
 from tidetower.mqtt.ledbar.terminal import render_bar
 from tidetower.mqtt.options import (
     BROKER_LOST_EXIT,
@@ -214,6 +216,7 @@ def _mqtt_link(
     except ValueError as error:
         raise ConfigExit(f"MQTT: {error}") from None
     tower.loop.before_record.append(lambda reading: publisher.roll_seen(reading.dice))
+    follow_dice(publisher, DiceFolder(lambda: tower.table_dice))
     if tower.learner is not None:
         publisher.follow_learning(tower.learner)
     try:

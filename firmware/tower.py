@@ -130,6 +130,11 @@ class Tower:
             self._reader = (reader, replace(reader, dice=dice))
         return self._reader[1]
 
+    @property
+    def table_dice(self) -> Path:
+        """The folder of the table's dice the reader reads them from."""
+        return Path(self.reader.dice or dice_folder(self.config.table.store))
+
     def init_loop(self) -> ReadLoop:
         """The read loop over the camera, table and devices."""
         timing = LoopTiming(

@@ -85,6 +85,8 @@ class TablePublisher:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
+        self.ticks: list[Callable[[bool], None]] = []
+        """Called at each step, True after a connect (the retained `dice`: mqtt/dice.py)."""
         self.client.on_connect.append(self._on_connect)
         self.client.subscribe(self.topics.commands, self._on_command, qos=0)
         if settings.ha_discovery:
@@ -241,6 +243,8 @@ class TablePublisher:
             fresh, self._fresh = self._fresh, False
         if fresh:
             self.client.publish(self.topics.status, "online", 1, True)
+        for tick in self.ticks:
+            tick(fresh)
         bar_due = self._take_bar_due(drained=self._send_pending())
         if fresh:
             self._publish_state()

@@ -39,6 +39,10 @@ class Topics:
         return f"{self.base}/tower"
 
     @property
+    def dice(self) -> str:
+        return f"{self.base}/dice"
+
+    @property
     def teach(self) -> str:
         return f"{self.base}/teach"
 

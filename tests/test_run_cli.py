@@ -20,6 +20,7 @@ from mqtt_fixtures import Listener, Mosquitto, free_port
 from tidetower.engine.systems import system_names
 from tidetower.engine.table import Table
 from tidetower.firmware.cli import main
+from tidetower.firmware.sim_dice import SIM_DICE
 from tidetower.mqtt.options import CONFIG_EXIT
 from tidetower.mqtt.topics import Topics
 from tidetower.vision.sources.simulated import SimulatedSource
@@ -240,9 +241,12 @@ def test_sim_with_a_broker_publishes_every_roll(mosquitto: Mosquitto, tmp_path: 
             for r in printed
         ]
         tower = listener.json_on(topics.tower, lambda b: b["state"] == "result")
-    with Listener(settings, topics.tide) as late:  # the retained bar: the latest one
+    with Listener(settings, topics.tide, topics.dice) as late:  # retained: the latest ones
         bar = late.json_on(topics.tide)
+        table_dice = late.json_on(topics.dice)
     assert tower["attention"] is None
+    # the practice dice laid out beside the store, as the page's Table's dice panel lists them
+    assert {d["name"] for d in table_dice["dice"]} == {d.name for d in SIM_DICE}
     assert [r["seq"] for r in results] == [1, 2, 3]
     for line, event in zip(printed, results, strict=True):
         assert [d["value"] for d in event["dice"]] == [d["value"] for d in line["dice"]]

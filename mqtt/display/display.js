@@ -66,8 +66,8 @@ function connect() {
       if (state === "online") document.body.classList.toggle("player", config.guarded && !user);
     },
   });
-  for (const name of ["status", "tower", "tide", "session", "stats", "roll", "teach", "learn",
-    "cmd/result"]) {
+  for (const name of ["status", "tower", "tide", "session", "stats", "dice", "roll", "teach",
+    "learn", "cmd/result"]) {
     client.subscribe(`${base}/${name}`, 1);
   }
   client.connect();
@@ -85,6 +85,7 @@ function received(topic, text) {
   else if (name === "tide") showTracker(body);
   else if (name === "session") showSession(body);
   else if (name === "stats") showStats(body);
+  else if (name === "dice") showTableDice(body);
   else if (name === "roll") showRoll(body);
   else if (name === "cmd/result") showResult(body);
 }

@@ -38,6 +38,7 @@ FILES = {
     "tableview.js": "text/javascript",
     "forms.js": "text/javascript",
     "stats.js": "text/javascript",
+    "tabledice.js": "text/javascript",
     "attention.js": "text/javascript",
     "teach.js": "text/javascript",
     "learn.js": "text/javascript",

@@ -13,11 +13,14 @@ import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 
 import numpy as np
+from numpy.lib.npyio import NpzFile
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tidetower.engine.files import HostileFile, nesting, regular_file, sync_folder
@@ -34,6 +37,8 @@ MAX_PHOTOS = 2000
 MAX_DICE = 64
 """More dice than any table plays with: a folder of more is refused, not read."""
 FaceMarks = Literal["pips", "numerals"]
+HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+"""The npy headers numpy writes a die's photos with: read alone, the photos stay packed."""
 
 
 class DiceFileError(ValueError):
@@ -89,10 +94,7 @@ class TableDie:
 
     def taught(self) -> dict[int, int]:
         """Return how many photos each face has."""
-        counts: dict[int, int] = {}
-        for face in self.faces:
-            counts[face] = counts.get(face, 0) + 1
-        return counts
+        return face_counts(self.faces)
 
     def with_photos(self, crops: np.ndarray, faces: tuple[int, ...]) -> TableDie:
         """Return this die with more confirmed photos (a throw the GM confirmed or corrected)."""
@@ -100,6 +102,26 @@ class TableDie:
             check_face(self.kind, face)
         kept = np.concatenate([self.crops, crops])[-MAX_PHOTOS:]
         return replace(self, crops=kept, faces=(self.faces + faces)[-MAX_PHOTOS:])
+
+
+@dataclass(frozen=True)
+class DieCard:
+    """What a die's file says of it without its photos: enough to list it."""
+
+    meta: DieMeta
+    faces: tuple[int, ...]
+
+    def taught(self) -> dict[int, int]:
+        """Return how many photos each face has."""
+        return face_counts(self.faces)
+
+
+def face_counts(faces: tuple[int, ...]) -> dict[int, int]:
+    """Return how many photos each face has."""
+    counts: dict[int, int] = {}
+    for face in faces:
+        counts[face] = counts.get(face, 0) + 1
+    return counts
 
 
 def new_die(name: str, kind: str, marks: FaceMarks, colour: tuple[float, float, float]) -> TableDie:
@@ -149,19 +171,47 @@ def save_die(folder: Path, die: TableDie) -> Path:
 
 def load_die(path: Path) -> TableDie:
     """Read one die's file, refusing anything that is not one in one line naming it."""
+    with _opened(path) as data:
+        meta_text, crops, faces = (data[key] for key in ("meta", "crops", "faces"))
+    card = _checked(path, meta_text, (crops.shape, crops.dtype), faces)
+    return TableDie(card.meta, crops, card.faces)
+
+
+def read_card(path: Path) -> DieCard:
+    """Read one die's file as `load_die` does, its photos' shape checked but not unpacked."""
+    with _opened(path) as data:
+        meta_text, faces = data["meta"], data["faces"]
+        with cast(zipfile.ZipFile, data.zip).open("crops.npy") as crops:
+            version = np.lib.format.read_magic(crops)
+            if version not in HEADERS:
+                raise ValueError(f"crops.npy is in npy format {version}")
+            shape, _, dtype = HEADERS[version](crops)
+    return _checked(path, meta_text, (shape, dtype), faces)
+
+
+@contextmanager
+def _opened(path: Path) -> Iterator[NpzFile]:
+    """A die's file opened as numpy's npz, anything that is not one refused in one line."""
     try:
         regular_file(path, MAX_DIE_BYTES)
-        with np.load(path, allow_pickle=False) as data:
-            meta_text, crops, faces = (data[key] for key in ("meta", "crops", "faces"))
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, NpzFile):  # a bare array: numpy reads it, a die it is not
+            raise ValueError("not an npz archive")
+        with loaded as data:
+            yield data
     except HostileFile as error:
         raise DiceFileError(str(error)) from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise DiceFileError(f"{path}: not a die's file ({str(error)[:80]})") from None
-    return _checked(path, meta_text, crops, faces)
 
 
-def _checked(path: Path, meta_text: np.ndarray, crops: np.ndarray, faces: np.ndarray) -> TableDie:
-    """Return the die a file's arrays hold, once each is what a die's file holds."""
+def _checked(
+    path: Path,
+    meta_text: np.ndarray,
+    crops: tuple[tuple[int, ...], np.dtype[Any]],
+    faces: np.ndarray,
+) -> DieCard:
+    """Return what a file's arrays say of its die, once each is what a die's file holds."""
     text = str(meta_text)[:4096] if meta_text.shape == () else ""
     if not text or nesting(text.encode()) > 2:
         raise DiceFileError(f"{path}: its description is not a die's")
@@ -169,17 +219,22 @@ def _checked(path: Path, meta_text: np.ndarray, crops: np.ndarray, faces: np.nda
         meta = DieMeta.model_validate(json.loads(text))
     except (ValueError, ValidationError) as error:
         raise DiceFileError(f"{path}: {str(error).splitlines()[0][:120]}") from None
-    shape = (len(crops), SIDE, SIDE, 3)
-    if crops.dtype != np.uint8 or crops.shape != shape or len(crops) > MAX_PHOTOS:
+    shape, dtype = crops
+    if (
+        dtype != np.uint8
+        or len(shape) != 4
+        or shape[1:] != (SIDE, SIDE, 3)
+        or shape[0] > MAX_PHOTOS
+    ):
         raise DiceFileError(f"{path}: its photos are not {SIDE}x{SIDE} colour crops")
-    if faces.dtype.kind != "i" or faces.shape != (len(crops),):
+    if faces.dtype.kind != "i" or faces.shape != (shape[0],):
         raise DiceFileError(f"{path}: it does not say one face per photo")
     try:
         for face in set(faces.tolist()):
             check_face(meta.kind, int(face))
     except ValueError as error:
         raise DiceFileError(f"{path}: {error}") from None
-    return TableDie(meta, crops, tuple(int(f) for f in faces))
+    return DieCard(meta, tuple(int(f) for f in faces))
 
 
 def die_files(folder: Path) -> list[Path]:
@@ -190,6 +245,11 @@ def die_files(folder: Path) -> list[Path]:
     if len(files) > MAX_DICE:
         raise DiceFileError(f"{folder}: {len(files)} dice, more than the {MAX_DICE} a table has")
     return files
+
+
+def folder_state(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    """Return each die file's name, mtime and size: what changes when a die does, cheaply."""
+    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in die_files(folder))
 
 
 def load_dice(folder: Path) -> tuple[TableDie, ...]:

@@ -22,7 +22,7 @@ from tidetower.engine.tray import DieRead, Unreadable
 from tidetower.vision.colours import body_colour, lab_of
 from tidetower.vision.dice.matcher import LEAST, FaceMatch, FaceMatcher, die_crop, keys_of
 from tidetower.vision.dice.matcher import taught_matcher as _taught_matcher
-from tidetower.vision.dice.table import TableDie, die_files, load_dice
+from tidetower.vision.dice.table import TableDie, folder_state, load_dice
 from tidetower.vision.kinds import face_text, face_values
 
 COLOUR_NEAR = 30.0
@@ -57,9 +57,7 @@ def known(die: TableDie) -> Known:
 
 def table_at(folder: Path) -> tuple[Known, ...]:
     """Return the table's dice in a folder, built once until a file in it changes."""
-    files = die_files(folder)
-    state = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    return _built(str(folder), state)
+    return _built(str(folder), folder_state(folder))
 
 
 @lru_cache(maxsize=8)
