@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import tempfile
 from pathlib import Path
 
@@ -45,9 +46,13 @@ def score(reading: Reading, tray: tuple[SynthDie, ...], tally: Tally) -> None:
             tally[(truth.die, "wrong")] += 1
 
 
-def play(rolls: int, seed: int) -> tuple[Tally, int]:
-    """Play `rolls` rolls of the practice table; the tally and how many throws were refused."""
+def play(rolls: int, seed: int, work_size: int | None = None) -> tuple[Tally, int]:
+    """Play `rolls` rolls of the practice table (its reader at `work_size`, if given); the
+    tally and how many throws were refused."""
     config = sim_config(Path(tempfile.mkdtemp(prefix="tidetower-bench-")) / "session.db")
+    if work_size is not None:
+        reader = config.camera.reader
+        config.camera.reader = dataclasses.replace(reader, work_size=work_size)
     tally: Tally = collections.Counter()
     refused: list[object] = []
     with Tower(config, simulated_parts(config, seed)) as tower:
@@ -69,12 +74,14 @@ def main() -> None:
     parser.add_argument("--rolls", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--geometry", choices=("tower", "renderer"), default="tower")
+    parser.add_argument("--work-size", type=int, help="the reader's working size (640)")
     args = parser.parse_args()
     if args.geometry == "renderer":
         sim_dice.TOWER_SIDE, sim_dice.TOWER_LEAN = TraySpec.side, TraySpec.lean
-    tally, refused = play(args.rolls, args.seed)
+    tally, refused = play(args.rolls, args.seed, args.work_size)
     kinds = sorted({kind for kind, _ in tally})
-    print(f"{args.rolls} rolls, seed {args.seed}, {args.geometry} geometry")
+    read_at = f", read at {args.work_size} px" if args.work_size else ""
+    print(f"{args.rolls} rolls, seed {args.seed}, {args.geometry} geometry{read_at}")
     print("kind      dice  right  wrong  typed  (per 100 dice)")
     for kind in [*kinds, "all"]:
         count = {

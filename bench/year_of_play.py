@@ -45,6 +45,7 @@ from tidetower.engine.rules import RuleError
 from tidetower.engine.session import SessionState
 from tidetower.engine.store import SessionStore
 from tidetower.engine.tray import Reading, roll_of
+from tidetower.firmware.sim_dice import sim_dice_home, teach_sim_dice
 from tidetower.mqtt.mosquitto import mosquitto_binary
 
 WEEKS = 52
@@ -261,6 +262,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--settle", type=float, default=5.0)
     args = parser.parse_args()
+    teach_sim_dice(sim_dice_home())  # once per machine: not part of any start timed here
     store = primed(cached_store(args.rolls, args.seed))
     lucks = [stats_luck(store) for _ in range(args.repeat)]
     print(
