@@ -12,6 +12,7 @@ import fcntl
 import os
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,28 @@ first, so the stores of one process that share a file share one hold (a same-pro
 stays allowed, as before); and its descriptor is closed only when no store of the process has
 the file open, since closing any descriptor drops the POSIX locks SQLite holds on it."""
 _GUARD = threading.Lock()
+_HERE = threading.local()
+"""`inside` while this thread holds _GUARD: a store collected then (its finalizer releasing
+its claim from inside the guarded code) must not wait on the guard its own thread holds."""
+_LATE: list[StoreClaim] = []
+"""Claims released by a finalizer while their thread held the guard, released on its way out."""
+
+
+@contextlib.contextmanager
+def _guarded() -> Iterator[None]:
+    """Hold the guard; claims a collection released meanwhile are released on the way out."""
+    with _GUARD:
+        _HERE.inside = True
+        try:
+            yield
+        finally:
+            _HERE.inside = False
+    while _LATE:
+        try:
+            late = _LATE.pop()
+        except IndexError:  # another thread on its way out took the last
+            break
+        late.release()
 
 
 class StoreClaim:
@@ -46,7 +69,10 @@ class StoreClaim:
 
     def release(self) -> None:
         """Give up this store's share; the last writer of the process unlocks the file."""
-        with _GUARD:
+        if getattr(_HERE, "inside", False):  # a finalizer run by a collection under the guard
+            _LATE.append(self)
+            return
+        with _guarded():
             key, self._key = self._key, None
             if key is None or key not in _HOLDS:
                 return
@@ -65,7 +91,7 @@ def claim(path: Path, wait_s: float = 0.0) -> StoreClaim:
     seconds for another process to let go; raises StoreHeld if it does not. A new store is
     made readable by its owner alone (0600): SQLite gives its -wal and -shm the same mode."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    with _GUARD:
+    with _guarded():
         key, hold = _shared(fd)
         try:
             if hold.writers == 0:  # waits under the guard: no other claim may interleave
@@ -82,7 +108,7 @@ def keep_open(path: Path) -> StoreClaim:
     """Keep a read-only store's file known to this process's hold, locking nothing, so that
     a writer of the same process letting go does not close the file under its reader."""
     fd = os.open(path, os.O_RDONLY)
-    with _GUARD:
+    with _guarded():
         key, hold = _shared(fd)
         hold.readers += 1
     return StoreClaim(key, writer=False)

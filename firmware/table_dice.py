@@ -49,7 +49,7 @@ def die_body(card: DieCard) -> TableDieBody:
     return TableDieBody(
         name=card.meta.name,
         kind=card.meta.kind,
-        marks=card.meta.marks,
+        printed=card.meta.marks,
         colour=css_colour(card.meta.colour),
         photos=len(card.faces),
         short=short_faces(card.meta.kind, card.taught()),

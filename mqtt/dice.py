@@ -1,5 +1,6 @@
-"""The retained `dice`: the table's own dice, each with its name, kind, marks, colour and how
-far it is taught, kept as the tower's dice folder is (firmware/table_dice.py reads it).
+"""The retained `dice`: the table's own dice, each with its name, kind, pips or numerals,
+colour and how far it is taught, kept as the tower's dice folder is (firmware/table_dice.py
+reads it).
 
 The publisher polls the folder's cheap state (file names, times and sizes) at each step, so a
 die taught, renamed, forgotten or learning in play is on the page within a step.
@@ -27,7 +28,7 @@ class TableDieBody(BaseModel):
 
     name: str = Field(description="the name the table gave it ('white omen')")
     kind: DieName
-    marks: Literal["pips", "numerals"]
+    printed: Literal["pips", "numerals"]
     colour: str = Field(description="its plastic's colour, CSS hex (#rrggbb)")
     photos: int = Field(ge=0, description="the photos its reader is taught from, every face")
     short: list[str] = Field(

@@ -82,7 +82,7 @@ def test_the_retained_dice_follow_a_die_taught_renamed_then_forgotten(
         {
             "name": "Green Omen",
             "kind": "d6",
-            "marks": "numerals",
+            "printed": "numerals",
             "colour": "#3c9628",
             "photos": 4,
             "short": ["2", "3", "4", "5", "6"],

@@ -99,3 +99,37 @@ def test_one_process_at_a_time_writes_a_table(tmp_path: Path) -> None:
         holder.wait()
     with Table(store) as table:  # the dead holder's claim went with it
         assert table.state.history == ()
+
+
+COLLECTED_MID_OPEN = """
+import gc, os, sys
+from pathlib import Path
+from tidetower.engine.store import SessionStore
+folder = Path(sys.argv[1])
+look = os.fstat
+def collecting(fd):  # the collector runs at whatever allocation it likes: here, mid-open
+    gc.collect()
+    return look(fd)
+gc.disable()
+for n in range(3):
+    left = SessionStore(folder / f"left{n}.db")
+    left.me = left  # a cycle: only the collector frees it
+    del left
+    os.fstat = collecting
+    SessionStore(folder / f"next{n}.db").close()
+    os.fstat = look
+print("opened them all")
+"""
+
+
+def test_a_store_the_collector_frees_while_another_opens_never_hangs(tmp_path: Path) -> None:
+    """A store left to the garbage collector lets go of its file from a finalizer, which can
+    run in the middle of another store's open in the same thread: that must not wait on
+    itself (the suite once hung there, in `tidetower run` opening its store)."""
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECTED_MID_OPEN, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a bound on a hang, not a timing: the run takes about a second
+    )
+    assert done.returncode == 0 and "opened them all" in done.stdout, done.stderr

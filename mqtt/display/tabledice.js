@@ -1,5 +1,5 @@
 // The "Table's dice" panel, from the retained `dice`: each die the table taught, with its
-// colour, kind, marks and how far it is taught. Uses `$` from display.js.
+// colour, kind, pips or numerals and how far it is taught. Uses `$` from display.js.
 "use strict";
 
 function showTableDice(body) {
@@ -26,7 +26,7 @@ function tableDieRow(die, enough) {
   name.textContent = die.name;
   const what = document.createElement("span");
   what.className = "muted";
-  what.textContent = ` ${die.kind}, ${die.marks}, ${die.photos} photo${die.photos === 1 ? "" : "s"}`;
+  what.textContent = ` ${die.kind}, ${die.printed}, ${die.photos} photo${die.photos === 1 ? "" : "s"}`;
   const short = document.createElement("span");
   short.className = "short";
   short.textContent = die.short.length
