@@ -13,16 +13,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 from gpiozero import BadPinFactory
 
-from tidetower.engine.codec import dump
-from tidetower.engine.rules import RollRecord
-from tidetower.engine.store import OutboxEvent, StoreError
+from tidetower.engine.store import StoreError
 from tidetower.engine.systems import DEFAULT_SYSTEM, system_names
-from tidetower.engine.tray import Reading, TowerState
 from tidetower.firmware.config import (
     ConfigError,
     TowerConfig,
@@ -33,6 +29,7 @@ from tidetower.firmware.config import (
 from tidetower.firmware.sim import GM_MODES, WHERE_TO_TYPE, sim_config, simulated_parts
 from tidetower.firmware.sim_dice import sim_dice_home, teaching_line
 from tidetower.firmware.table_dice import DiceFolder
+from tidetower.firmware.terminal import print_action, print_roll, print_state, say_trouble
 from tidetower.firmware.tower import Tower, TowerParts, real_parts
 from tidetower.mqtt.broker import BrokerStartError
 from tidetower.mqtt.dice import follow_dice
@@ -50,72 +47,6 @@ from tidetower.mqtt.options import (
 from tidetower.mqtt.runtime import table_link
 from tidetower.vision.calibrate import CalibrationError
 from tidetower.vision.sources import FrameSourceError
-
-STATE_LINES = {
-    TowerState.ROLLING: "\n· dice dropping",
-    TowerState.READING: "· settled: reading the tray",
-    TowerState.IDLE: "· tray clear: ready for the next throw",
-}
-
-
-def roll_line(record: RollRecord, reading: Reading, tower: Tower) -> dict[str, Any]:
-    """One roll as a JSON-ready line: dice read, outcome, and the bar after it."""
-    line: dict[str, Any] = {
-        "roll": record.id,
-        "seq": record.seq,
-        "system": record.system,
-        "dice": [d.to_dict() for d in reading.dice],
-        "outcome": dump(record.outcome),
-        "tide": dump(tower.table.bar()),  # the key the product has always printed
-    }
-    if reading.combined:
-        line["combined"] = [c.to_dict() for c in reading.combined]
-    return line
-
-
-def _print_roll(record: RollRecord, reading: Reading, tower: Tower, as_json: bool) -> None:
-    if as_json:
-        click.echo(json.dumps(roll_line(record, reading, tower)))
-        return
-    faces = " ".join(f"{d.die}={d.value}{' (typed)' if d.typed else ''}" for d in reading.dice)
-    faces += "".join(f" (d100={c.value})" for c in reading.combined)
-    click.echo(f"\n{record.id}  {faces}\n  {record.outcome.summary}")
-    click.echo(render_bar(tower.table.bar()))
-
-
-def _print_action(event: OutboxEvent, tower: Tower, as_json: bool) -> None:
-    """A GM's action (an undo, a redo, a new tracker, another system) and the bar after it;
-    not with --json, whose lines are the rolls."""
-    action = event.body.get("action") if isinstance(event.body, dict) else None
-    if isinstance(action, dict) and not as_json:
-        click.echo(f"\n  GM: {action.get('text')}\n{render_bar(tower.table.bar())}")
-
-
-def _say_trouble(line: str, said: list[str]) -> None:
-    """Say on stderr what keeps the tower from keeping rolls, once until it changes (a full
-    disk refuses every throw alike)."""
-    if said[-1:] != [line]:
-        click.echo(line, err=True)
-    said[:] = [line]
-
-
-def _print_state(
-    state: TowerState, tower: Tower, as_json: bool, shown: list[str], said: list[str]
-) -> None:
-    attention = tower.loop.attention
-    if state is TowerState.NEEDS_ATTENTION and attention and attention.kind == "unsaved":
-        _say_trouble(f"needs attention: {attention.reason}", said)
-        return
-    if as_json:
-        return
-    if state in STATE_LINES:
-        if shown[-1:] != [STATE_LINES[state]]:  # a bounce back to rolling is the same throw
-            click.echo(STATE_LINES[state])
-        shown[:] = [STATE_LINES[state]]
-    elif state is TowerState.NEEDS_ATTENTION and tower.loop.attention is not None:
-        click.echo(f"  needs attention: {tower.loop.attention.reason}")
-    elif state is TowerState.ERROR:
-        click.echo(f"  error: {tower.loop.error}")
 
 
 def _load(
@@ -265,7 +196,7 @@ def _run(
         try:
             tower.step()
         except StoreError as error:  # the simulated players' own change, on a full disk
-            _say_trouble(f"{error}: free some space", said)
+            say_trouble(f"{error}: free some space", said)
         if target is not None and tower.table.state.rolls >= target:
             return False
         if tower.loop.source_ended is not None:
@@ -387,12 +318,12 @@ def _run_tower(
         _start(config, sim_seed, gm) as tower,
         _mqtt_link(tower, config, use_mqtt, not temporary, stop),
     ):
-        tower.loop.on_roll.append(lambda r, reading: _print_roll(r, reading, tower, as_json))
+        tower.loop.on_roll.append(lambda r, reading: print_roll(r, reading, tower, as_json))
         shown: list[str] = []
         said: list[str] = []  # a trouble said once, and again after a roll is kept
         tower.loop.on_roll.append(lambda *_: said.clear())
-        tower.loop.on_state.append(lambda state: _print_state(state, tower, as_json, shown, said))
-        tower.table.listeners.append(lambda event: _print_action(event, tower, as_json))
+        tower.loop.on_state.append(lambda state: print_state(state, tower, as_json, shown, said))
+        tower.table.listeners.append(lambda event: print_action(event, tower, as_json))
         if not as_json:
             _print_header(config, temporary)
             click.echo(render_bar(tower.table.bar()))
