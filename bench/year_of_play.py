@@ -36,15 +36,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from stats import POOL, START, WEEK, reading
+from stats import START, WEEK, throw
 
 from tidetower.engine import session as pure
 from tidetower.engine.codec import dump
 from tidetower.engine.digest import DIGEST_VERSION
-from tidetower.engine.rules import RuleError
 from tidetower.engine.session import SessionState
 from tidetower.engine.store import SessionStore
-from tidetower.engine.tray import Reading, roll_of
 from tidetower.firmware.sim_dice import sim_dice_home, teach_sim_dice
 from tidetower.mqtt.mosquitto import mosquitto_binary
 
@@ -53,16 +51,6 @@ TIDETOWER = str(Path(sys.executable).with_name("tidetower"))
 CACHE = Path(tempfile.gettempdir()) / "tidetower-bench"
 FORMAT = 1
 """Bumped when the store this bench builds changes, so a cached one is built again."""
-
-
-def throw(state: SessionState, rng: random.Random, at: float) -> SessionState:
-    """One roll recorded as the tower records it; a routed Tide is set up afresh first."""
-    read = reading(rng)
-    try:
-        return pure.record_roll(state, roll_of(Reading(read)), POOL, at=at, reading=read)[0]
-    except RuleError:
-        state = pure.reset_tracker(state, {}, at)
-        return pure.record_roll(state, roll_of(Reading(read)), POOL, at=at, reading=read)[0]
 
 
 def build(path: Path, rolls: int, seed: int) -> None:

@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
-from loop_parts import Frames
+from gpiozero.pins.mock import MockFactory
+from loop_parts import dropped, pwm_pins
 
 from tidetower.engine.rules import RollContext
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, TowerState
-from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import ReadLoop
-from tidetower.firmware.sim import SIM_PINS
-from tidetower.vision.settle import SettleWatch
 
-EMPTY = np.zeros((120, 160, 3), np.uint8)
-TRAY = np.full((120, 160, 3), 90, np.uint8)
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    """Fresh mock pins for every test, and no pin factory left behind."""
-    pins = MockFactory(pin_class=MockPWMPin)
-    pins.reset()
-    yield pins
-    pins.reset()
-    Device.pin_factory = None
+factory = pytest.fixture(pwm_pins, name="factory")
 
 
 def _die(kind: str, value: int, place: int) -> DieRead:
@@ -43,25 +26,7 @@ def _thrown(
     """A Tide table with `declared`, and a throw through the beam that reads as `dice`."""
     table = Table(tmp_path / "s.db")
     table.declare(declared)
-
-    def reader(frame: np.ndarray) -> Reading:
-        return Reading(dice) if frame is TRAY else Reading()
-
-    loop = ReadLoop(
-        Frames(*[EMPTY] * 3, *[TRAY] * 10),
-        table,
-        reader,
-        TowerDevices(SIM_PINS, pin_factory=factory),
-        SettleWatch(),
-    )
-    for _ in range(3):
-        loop.step()
-    factory.pin(SIM_PINS.drop_sensor).drive_low()
-    loop.step()
-    factory.pin(SIM_PINS.drop_sensor).drive_high()
-    for _ in range(10):
-        loop.step()
-    return loop
+    return dropped(table, Reading(dice), factory)
 
 
 def test_a_die_read_as_another_kind_than_declared_is_asked_about_and_typed(

@@ -8,24 +8,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
-from loop_parts import Frames
+from loop_parts import dropped
 
 from tidetower.engine.rules import RollContext, RuleError
 from tidetower.engine.table import Table
 from tidetower.engine.tray import Reading, TowerState, Unreadable
-from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import ReadLoop
-from tidetower.firmware.sim import SIM_PINS
 from tidetower.mqtt.tower import attention_body
-from tidetower.vision.settle import SettleWatch
 
-EMPTY = np.zeros((120, 160, 3), np.uint8)
-TRAY = EMPTY.copy()
-TRAY[40:80, 50:110] = 255
 KINDS = ("d6", "d12", "d20", "d8", "d4")
 FIVE = tuple(
     Unreadable((0.1 * i, 0.1, 0.1 * i + 0.08, 0.2), f"blurred {kind}", kind)
@@ -38,20 +31,7 @@ def loop(tmp_path: Path) -> Iterator[ReadLoop]:
     """Five dice dropped through the beam, none of which the camera can read."""
     pins = MockFactory(pin_class=MockPWMPin)
     pins.reset()
-    loop = ReadLoop(
-        Frames(*[EMPTY] * 3, *[TRAY] * 10),
-        Table(tmp_path / "s.db"),
-        lambda frame: Reading((), FIVE) if frame is TRAY else Reading(),
-        TowerDevices(SIM_PINS, pin_factory=pins),
-        SettleWatch(),
-    )
-    for _ in range(3):
-        loop.step()
-    pins.pin(SIM_PINS.drop_sensor).drive_low()
-    loop.step()
-    pins.pin(SIM_PINS.drop_sensor).drive_high()
-    for _ in range(10):
-        loop.step()
+    loop = dropped(Table(tmp_path / "s.db"), Reading((), FIVE), pins)
     assert loop.state is TowerState.NEEDS_ATTENTION
     yield loop
     pins.reset()

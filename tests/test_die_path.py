@@ -7,10 +7,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
-from loop_parts import Frames, pwm_pins
+from loop_parts import dropped, pwm_pins
 from mqtt_fixtures import Listener, Mosquitto
 
 from tidetower.engine.dice import Die, DieKind, Roll
@@ -19,20 +18,14 @@ from tidetower.engine.session import new_session
 from tidetower.engine.store import SessionStore
 from tidetower.engine.table import Table
 from tidetower.engine.tray import DieRead, Reading, TowerState, Unreadable
-from tidetower.firmware.devices import TowerDevices
 from tidetower.firmware.readloop import ReadLoop
-from tidetower.firmware.sim import SIM_PINS
 from tidetower.mqtt.ledbar.node import bar_state
 from tidetower.mqtt.payloads import BarPayload
 from tidetower.mqtt.publisher import TablePublisher
 from tidetower.mqtt.topics import Topics
 from tidetower.mqtt.views import seen_event, session_payload
-from tidetower.vision.settle import SettleWatch
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EMPTY = np.zeros((120, 160, 3), np.uint8)
-TRAY = EMPTY.copy()
-TRAY[40:80, 50:110] = 255
 ANA = RollContext(actor="Ana", side="a", mode="attack")
 ZERO = DieRead("d10", 0, (0.1, 0.1, 0.2, 0.2), 0.93)
 SEVEN = DieRead("d10", 7, (0.4, 0.1, 0.5, 0.2), 0.88)
@@ -53,21 +46,7 @@ def _thrown(table: Table, reading: Reading, factory: MockFactory) -> ReadLoop:
     """Dice dropped through the beam under graded d100 that the camera reads as `reading`."""
     table.switch_system("graded-d100")
     table.declare(ANA)
-    loop = ReadLoop(
-        Frames(*[EMPTY] * 3, *[TRAY] * 10),
-        table,
-        lambda frame: reading if frame is TRAY else Reading(),
-        TowerDevices(SIM_PINS, pin_factory=factory),
-        SettleWatch(),
-    )
-    for _ in range(3):
-        loop.step()
-    factory.pin(SIM_PINS.drop_sensor).drive_low()
-    loop.step()
-    factory.pin(SIM_PINS.drop_sensor).drive_high()
-    for _ in range(10):
-        loop.step()
-    return loop
+    return dropped(table, reading, factory)
 
 
 @pytest.mark.parametrize(
