@@ -241,12 +241,13 @@ class SupervisedMosquitto:
 
     def _give_up(self, how_often: str) -> None:
         """Stop restarting Mosquitto and tell the tower, whose LAN play has ended."""
-        self.gave_up = f"the tower's Mosquitto died {how_often}; LAN play has stopped"
-        log.error("%s", self.gave_up)
+        why = f"the tower's Mosquitto died {how_often}; LAN play has stopped"
+        log.error("%s", why)
         self._process = None
         forget_pid(self.pidfile)
         for tell in list(self.on_give_up):
-            tell(self.gave_up)
+            tell(why)
+        self.gave_up = why  # last: once it is set, the tower has been told and nothing is left
 
     def _halt(self) -> None:
         """Stop the process: asked first, killed if it will not go."""
